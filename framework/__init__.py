@@ -1,0 +1,56 @@
+"""miniLLM framework: the complete, reference-quality library that the labs call.
+
+Each module holds one idea (tensor, math_ops, attention, ...). The names most labs need
+are re-exported here so that `from framework import Tensor, softmax` works.
+"""
+
+from framework.attention import MASK_VALUE, AttentionCache, MultiHeadAttention, create_causal_mask
+from framework.math_ops import (
+    gelu,
+    matmul,
+    matmul_transposed_b,
+    softmax,
+    softmax_inplace,
+    tensor_argmax,
+    tensor_max,
+    tensor_mean,
+    tensor_sum,
+    tensor_var,
+)
+from framework.tensor import (
+    Tensor,
+    as_tensor,
+    tensor_create,
+    tensor_fill_data,
+    tensor_from,
+    tensor_full,
+    tensor_ones,
+    tensor_randn,
+    tensor_zeros,
+)
+
+__all__ = [
+    "MASK_VALUE",
+    "AttentionCache",
+    "MultiHeadAttention",
+    "Tensor",
+    "as_tensor",
+    "create_causal_mask",
+    "gelu",
+    "matmul",
+    "matmul_transposed_b",
+    "softmax",
+    "softmax_inplace",
+    "tensor_argmax",
+    "tensor_create",
+    "tensor_fill_data",
+    "tensor_from",
+    "tensor_full",
+    "tensor_max",
+    "tensor_mean",
+    "tensor_ones",
+    "tensor_randn",
+    "tensor_sum",
+    "tensor_var",
+    "tensor_zeros",
+]

@@ -1,0 +1,352 @@
+"""The check language that every `labs/labNN/verify.py` is written in.
+
+A lab is a `Lab` with ordered tests; a test is a function that receives a `TestContext`
+(`t`). Inside it, `t.call(...)` runs a student function in the sandbox and returns plain
+data; `t.close`, `t.allclose`, `t.equal`, `t.check`, `t.raises`, ... each record one
+assertion line of the report. Checks never stop the test; a call that does not return
+(TODO, exception, timeout, crash, output flood) ends the test with that status.
+
+    lab = Lab("lab04", "多头自注意力", "Multi-head self-attention")
+
+    @lab.test("单位矩阵的分数", "scores of identity inputs")
+    def identity(t):
+        q = np.eye(2, dtype=np.float32)
+        out = t.call("attention_scores", q, q, 0.5).value
+        t.allclose(("值为 0.5·I", "values are 0.5·I"), out, 0.5 * q, atol=1e-6)  # exact in fp32
+
+Names and messages are bilingual: a `(zh, en)` tuple, a `Text`, or one string for both.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from grader.codec import Build, Handle
+from grader.compare import compare_allclose, compare_close, describe, fmt, to_array
+from grader.i18n import Text, as_text, tr
+from grader.results import CheckResult, Status
+from grader.sandbox.client import CallOutcome, Session
+
+__all__ = ["Call", "Lab", "TestContext", "TestSpec", "tr"]
+
+Name = Text | str | tuple[str, str]
+
+
+@dataclass
+class TestSpec:
+    """A registered test: its function, id, title, prerequisites and call timeout."""
+
+    fn: Callable[[TestContext], None]
+    id: str
+    title: Text
+    requires: tuple[str, ...] = ()
+    timeout: float | None = None
+
+
+class Lab:
+    """The tests of one lab, in the order they are declared."""
+
+    def __init__(self, lab_id: str, title_zh: str, title_en: str) -> None:
+        self.id = lab_id
+        self.title = Text(title_zh, title_en)
+        self.tests: list[TestSpec] = []
+
+    def test(
+        self,
+        title_zh: str,
+        title_en: str,
+        *,
+        requires: Sequence[Callable[..., Any] | str] = (),
+        timeout: float | None = None,
+    ) -> Callable[[Callable[[TestContext], None]], Callable[[TestContext], None]]:
+        """Register a test. `requires`: tests (functions or ids) that must PASS first."""
+
+        def register(fn: Callable[[TestContext], None]) -> Callable[[TestContext], None]:
+            if any(s.id == fn.__name__ for s in self.tests):
+                raise ValueError(f"{self.id}: duplicate test id {fn.__name__!r}")
+            reqs = tuple(r if isinstance(r, str) else r.__name__ for r in requires)
+            known = {s.id for s in self.tests}
+            for r in reqs:
+                if r not in known:
+                    raise ValueError(f"{self.id}: test {fn.__name__!r} requires unknown {r!r}")
+            self.tests.append(TestSpec(fn, fn.__name__, Text(title_zh, title_en), reqs, timeout))
+            return fn
+
+        return register
+
+
+@dataclass
+class Call:
+    """A student call that returned: its value and its arguments as they were afterwards."""
+
+    name: str
+    value: Any
+    args: list[Any]
+    kwargs: dict[str, Any]
+    output: str
+    seconds: float
+
+
+class Abort(Exception):  # noqa: N818 - control flow, not an error
+    """Ends a test early with `status`; carries the line that explains why."""
+
+    def __init__(self, status: Status, line: CheckResult) -> None:
+        super().__init__(line.name.en)
+        self.status = status
+        self.line = line
+
+
+@dataclass
+class TestContext:
+    """What a test function gets as `t`."""
+
+    session: Session
+    timeout: float | None = None
+    checks: list[CheckResult] = field(default_factory=list)
+    seeds: list[int] = field(default_factory=list)
+    last_output: str = ""
+
+    # -- calling student code -------------------------------------------------------------
+    def attempt(self, name: str, *args: Any, timeout: float | None = None, **kwargs: Any) -> CallOutcome:
+        """Call a student function and return the raw outcome, whatever happened."""
+        out = self.session.call(name, *args, timeout=timeout or self.timeout, **kwargs)
+        self.last_output = out.output
+        return out
+
+    def call(self, name: str, *args: Any, timeout: float | None = None, **kwargs: Any) -> Call:
+        """Call a student function; end the test unless it returns normally."""
+        out = self.attempt(name, *args, timeout=timeout, **kwargs)
+        if not out.ok:
+            raise Abort(*abort_line(name, out))
+        return Call(name, out.value, out.args, out.kwargs, out.output, out.seconds)
+
+    def method(self, handle: Handle, name: str, *args: Any, **kwargs: Any) -> Call:
+        """Call method `name` of an object that lives in the sandbox."""
+        out = self.session.call(name, *args, target=handle, timeout=self.timeout, **kwargs)
+        self.last_output = out.output
+        if not out.ok:
+            raise Abort(*abort_line(name, out))
+        return Call(name, out.value, out.args, out.kwargs, out.output, out.seconds)
+
+    def build(self, target: str, *args: Any, attrs: dict[str, Any] | None = None,
+              **kwargs: Any) -> Any:
+        """Construct framework object `target` ("framework.module:Name") in the sandbox."""
+        out = self.session.build(Build(target, args, kwargs, attrs), timeout=self.timeout)
+        if not out.ok:
+            raise Abort(*abort_line(target, out))
+        return out.value
+
+    def getattr(self, handle: Handle, name: str) -> Any:
+        """Read an attribute of an object in the sandbox (plain data, or another handle)."""
+        out = self.session.getattr(handle, name, timeout=self.timeout)
+        if not out.ok:
+            raise Abort(*abort_line(name, out))
+        return out.value
+
+    def rng(self, seed: int) -> np.random.Generator:
+        """A seeded generator; failures in this test print the seed."""
+        if seed not in self.seeds:
+            self.seeds.append(seed)
+        return np.random.default_rng(seed)
+
+    # -- assertions -----------------------------------------------------------------------
+    def check(self, name: Name, ok: bool, detail: Name | None = None) -> bool:
+        """Record a check that passes when `ok` is true; `detail` explains a failure."""
+        message = None if ok or detail is None else as_text(detail)
+        self._record(name, bool(ok), message)
+        return bool(ok)
+
+    def close(self, name: Name, actual: Any, expected: float, *, atol: float,
+              rtol: float = 0.0) -> bool:
+        """A scalar within atol + rtol·|expected| of `expected` (NaN fails)."""
+        ok, msg = compare_close(actual, float(expected), atol=atol, rtol=rtol)
+        self._record(name, ok, msg)
+        return ok
+
+    def allclose(self, name: Name, actual: Any, expected: Any, *, atol: float,
+                 rtol: float = 0.0) -> bool:
+        """An array of the expected shape, every cell within tolerance (NaN fails)."""
+        ok, msg = compare_allclose(actual, expected, atol=atol, rtol=rtol)
+        self._record(name, ok, msg)
+        return ok
+
+    def equal(self, name: Name, actual: Any, expected: Any) -> bool:
+        """Exact equality of plain values, types included (True is not 1)."""
+        ok = type(actual) is type(expected) and actual == expected
+        msg = None if ok else tr(
+            f"期望 {fmt(expected)}，实际 {fmt(actual)}（{describe(actual)}）",
+            f"expected {fmt(expected)}, got {fmt(actual)} ({describe(actual)})",
+        )
+        self._record(name, ok, msg)
+        return ok
+
+    def shape(self, name: Name, actual: Any, expected: Sequence[int]) -> bool:
+        """A Tensor or array whose shape is exactly `expected`."""
+        arr = to_array(actual)
+        exp = list(expected)
+        if arr is None:
+            return self.check(name, False, tr(
+                f"期望形状为 {exp} 的 Tensor，实际得到 {describe(actual)}",
+                f"expected a Tensor of shape {exp}, got {describe(actual)}",
+            ))
+        return self.check(name, list(arr.shape) == exp, tr(
+            f"期望形状 {exp}，实际 {list(arr.shape)}", f"expected shape {exp}, got {list(arr.shape)}"
+        ))
+
+    def unchanged(self, name: Name, before: Any, after: Any) -> bool:
+        """`after` is bit-for-bit the same array as `before` (an input left untouched)."""
+        a, b = to_array(after), to_array(before)
+        ok = a is not None and b is not None and a.shape == b.shape and bool(
+            np.array_equal(a, b, equal_nan=True)
+        )
+        return self.check(name, ok, tr(
+            "参数被改动了：这个函数不应修改它的输入（请返回新的 Tensor）",
+            "an argument was modified: this function must leave its inputs unchanged "
+            "(return a new Tensor)",
+        ))
+
+    def finite(self, name: Name, actual: Any) -> bool:
+        """Every element is finite (no NaN, no ±inf)."""
+        arr = to_array(actual)
+        if arr is None:
+            return self.check(name, False, tr(f"期望数组，实际得到 {describe(actual)}",
+                                              f"expected an array, got {describe(actual)}"))
+        bad = int((~np.isfinite(arr)).sum())
+        return self.check(name, bad == 0, tr(
+            f"{bad}/{arr.size} 个元素是 NaN 或 inf", f"{bad}/{arr.size} elements are NaN or inf"
+        ))
+
+    def raises(self, name: Name, exc: type[BaseException], fn: str, *args: Any,
+               **kwargs: Any) -> bool:
+        """Calling `fn(*args)` raises `exc` (or a subclass), with a message."""
+        out = self.attempt(fn, *args, **kwargs)
+        want = exc.__name__
+        if out.kind == "exception" and out.exc is not None:
+            mro = out.exc.get("mro", [out.exc.get("type")])
+            got = str(out.exc.get("type"))
+            ok = want in mro
+            return self.check(name, ok, tr(
+                f"期望抛出 {want}，实际抛出 {got}: {out.exc.get('message', '')}",
+                f"expected {want}, but {got} was raised: {out.exc.get('message', '')}",
+            ))
+        if out.ok:
+            return self.check(name, False, tr(
+                f"期望抛出 {want}，但函数正常返回了 {fmt(out.value)}",
+                f"expected {want} to be raised, but the call returned {fmt(out.value)}",
+            ))
+        raise Abort(*abort_line(fn, out))
+
+    def _record(self, name: Name, ok: bool, message: Text | None) -> None:
+        if not ok and self.seeds and message is not None:
+            seeds = ", ".join(str(s) for s in self.seeds)
+            message = message + tr(f"\n（随机输入，seed={seeds}）", f"\n(random input, seed={seeds})")
+        if not ok and self.last_output.strip():
+            output = self.last_output
+        else:
+            output = ""
+        self.checks.append(
+            CheckResult(as_text(name), Status.PASS if ok else Status.FAIL, message, output)
+        )
+
+
+_SIGNALS = {9: "SIGKILL", 11: "SIGSEGV", 6: "SIGABRT", 15: "SIGTERM", 25: "SIGXFSZ"}
+
+
+def _where(exc: dict[str, Any]) -> tuple[str, str]:
+    frames = exc.get("frames") or []
+    if not frames:
+        return "", ""
+    lines = [f"  {f['file']}:{f['line']} in {f['func']}\n    {f['code']}" for f in frames[-3:]]
+    text = "\n".join(lines)
+    return "\n" + text, "\n" + text
+
+
+def abort_line(name: str, out: CallOutcome) -> tuple[Status, CheckResult]:
+    """The status and report line for a call that did not return normally."""
+    exc = out.exc or {}
+    call = f"{name}(...)"
+    if out.kind == "todo":
+        return Status.TODO, CheckResult(
+            tr(f"{name} 还没有实现", f"{name} is not implemented yet"),
+            Status.TODO,
+            tr("student.py 里它仍然 raise NotImplementedError",
+               "it still raises NotImplementedError in student.py"),
+        )
+    if out.kind == "timeout":
+        return Status.TIMEOUT, CheckResult(
+            tr(f"{call} 超时", f"{call} timed out"), Status.TIMEOUT,
+            tr(f"{out.seconds:g} 秒内没有返回：检查循环的结束条件",
+               f"no return within {out.seconds:g} s: check your loop conditions"),
+            out.output,
+        )
+    if out.kind == "overflow":
+        return Status.FAIL, CheckResult(
+            tr(f"{call} 输出过多", f"{call} printed too much"), Status.FAIL,
+            tr(f"它打印了 {out.output_bytes} 字节，上限是 64 KiB：删掉调试用的 print",
+               f"it printed {out.output_bytes} bytes; the cap is 64 KiB: remove debugging prints"),
+            out.output[:2000],
+        )
+    if out.kind == "crash":
+        status = out.exit_status
+        if status is not None and status >= 0 and (status & 0x7F):
+            sig = status & 0x7F
+            how = _SIGNALS.get(sig, f"signal {sig}")
+            zh, en = f"进程被信号 {how} 终止", f"the process was killed by {how}"
+        else:
+            code = (status >> 8) if status is not None and status >= 0 else "?"
+            zh = f"进程以退出码 {code} 结束（不要调用 sys.exit / os._exit）"
+            en = f"the process exited with status {code} (do not call sys.exit / os._exit)"
+        return Status.ERROR, CheckResult(
+            tr(f"{call} 让进程退出了", f"{call} ended the process"), Status.ERROR, tr(zh, en),
+            out.output,
+        )
+    if out.kind == "missing":
+        return Status.ERROR, CheckResult(
+            tr(f"找不到函数 {name}", f"function {name} not found"), Status.ERROR,
+            tr(f"student.py 里没有名为 {name} 的函数：不要改函数名",
+               f"student.py has no function named {name}: keep the names of the stubs"),
+        )
+    if out.kind == "import":
+        return Status.ERROR, CheckResult(
+            tr("无法导入 student.py", "cannot import student.py"), Status.ERROR,
+            import_message(exc),
+        )
+    if out.kind == "exception":
+        wz, we = _where(exc)
+        typ, msg = exc.get("type", "?"), exc.get("message", "")
+        return Status.ERROR, CheckResult(
+            tr(f"{call} 抛出了 {typ}", f"{call} raised {typ}"), Status.ERROR,
+            tr(f"{typ}: {msg}{wz}", f"{typ}: {msg}{we}"), out.output,
+        )
+    return Status.ERROR, CheckResult(
+        tr(f"{call}：评测器内部错误", f"{call}: grader error"), Status.ERROR,
+        tr(f"这不是你的代码的问题，请告诉助教：{exc.get('message', '')}",
+           f"not a problem with your code; please tell the staff: {exc.get('message', '')}"),
+    )
+
+
+def import_message(exc: dict[str, Any]) -> Text:
+    """Explain why the student's module failed to import, pointing at file and line."""
+    typ, msg = exc.get("type", "?"), exc.get("message", "")
+    if typ in ("SyntaxError", "IndentationError", "TabError") and "line" in exc:
+        caret = " " * max(int(exc.get("offset", 1)) - 1, 0) + "^"
+        code = exc.get("code", "")
+        where = f"{exc.get('file', 'student.py')}:{exc['line']}"
+        return tr(
+            f"{where} 有语法错误：{msg}\n    {code}\n    {caret}",
+            f"syntax error at {where}: {msg}\n    {code}\n    {caret}",
+        )
+    wz, we = _where(exc)
+    if typ == "SystemExit":
+        return tr(f"导入时调用了 sys.exit{wz}", f"sys.exit was called at import time{we}")
+    return tr(f"导入时出错 {typ}: {msg}{wz}", f"{typ} while importing: {msg}{we}")
+
+
+def isfinite_number(x: Any) -> bool:
+    """True for a real, finite int or float (bool excluded)."""
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)

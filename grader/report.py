@@ -1,0 +1,145 @@
+"""The text report of a verify run, in the C course's layout.
+
+    ========================================
+       Lab04 多头自注意力 — verify
+    ========================================
+
+    [TEST 1] attention_scores：单位矩阵与缩放
+      [PASS] 输出形状为 [2, 2]
+      [FAIL] ...
+             期望 ..., 实际 ...
+
+    ========================================
+    结果: ...
+    ========================================
+
+Colour comes from rich on a terminal; elsewhere (pipes, files, `NO_COLOR`, `--no-color`)
+the same characters are printed without escape codes. `render_plain` returns the text
+itself, which is what the handouts quote.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from grader.i18n import Text
+from grader.results import CheckResult, LabResult, Status, TestResult
+
+__all__ = ["print_report", "render_lines", "render_plain"]
+
+RULE = "=" * 40
+_STYLE = {
+    Status.PASS: "green",
+    Status.FAIL: "red",
+    Status.TODO: "yellow",
+    Status.ERROR: "bold red",
+    Status.TIMEOUT: "bold red",
+    Status.SKIP: "dim",
+}
+_MAX_MESSAGE_LINES = 24
+_MAX_OUTPUT_LINES = 8
+
+Segment = tuple[str, str]  # (text, rich style)
+Line = list[Segment]
+
+_WORDS = {
+    "todo": Text("未完成", "todo"),
+    "fail": Text("失败", "failed"),
+    "error": Text("出错", "error"),
+    "timeout": Text("超时", "timed out"),
+    "skipped": Text("跳过", "skipped"),
+}
+
+
+def _message_lines(text: str, indent: str, limit: int) -> list[Line]:
+    rows = text.splitlines()
+    out: list[Line] = [[(indent + r, "")] for r in rows[:limit]]
+    if len(rows) > limit:
+        out.append([(indent + f"… (+{len(rows) - limit})", "dim")])
+    return out
+
+
+def _check_lines(c: CheckResult, lang: str) -> list[Line]:
+    lines: list[Line] = [[("  ", ""), (f"[{c.status.value}]", _STYLE[c.status]),
+                          (" " + c.name.pick(lang), "")]]
+    if c.message is not None and c.status is not Status.PASS:
+        lines += _message_lines(c.message.pick(lang), "         ", _MAX_MESSAGE_LINES)
+    if c.output and c.status is not Status.PASS:
+        head = "你的代码打印了:" if lang == "zh" else "your code printed:"
+        lines.append([("         " + head, "dim")])
+        for row in _message_lines(c.output.rstrip("\n"), "         | ", _MAX_OUTPUT_LINES):
+            lines.append([(row[0][0], "dim")])
+    return lines
+
+
+def _test_lines(t: TestResult, lang: str) -> list[Line]:
+    head: Line = [(f"[TEST {t.number}] ", "bold"), (t.title.pick(lang), "bold")]
+    if t.status is Status.SKIP:
+        reason = t.reason.pick(lang) if t.reason else ""
+        return [head + [("  ", ""), ("[SKIP]", _STYLE[Status.SKIP]), (" " + reason, "dim")]]
+    if not t.checks and t.reason is not None:
+        return [head + [("  ", ""), (f"[{t.status.value}]", _STYLE[t.status]),
+                        (" " + t.reason.pick(lang), "")]]
+    lines = [head]
+    for c in t.checks:
+        lines += _check_lines(c, lang)
+    return lines
+
+
+def _summary(result: LabResult, lang: str) -> Line:
+    s = result.summary()
+    checks = result.check_counts()
+    n_checks = sum(checks.values())
+    if result.passed:
+        text = (f"结果: 全部通过 — {s['total']} 个测试，{n_checks} 项检查" if lang == "zh"
+                else f"Result: all passed — {s['total']} tests, {n_checks} checks")
+        return [(text, "bold green")]
+    parts = [f"{n} {_WORDS[k].pick(lang)}" for k, n in s.items()
+             if k in _WORDS and n]
+    sep = "，" if lang == "zh" else ", "
+    if lang == "zh":
+        text = f"结果: {s['passed']}/{s['total']} 个测试通过（{sep.join(parts)}）"
+    else:
+        text = f"Result: {s['passed']}/{s['total']} tests passed ({sep.join(parts)})"
+    return [(text, "bold red" if s["failed"] + s["error"] + s["timeout"] else "bold yellow")]
+
+
+def render_lines(result: LabResult, lang: str) -> list[Line]:
+    """The report as styled lines."""
+    title = f"{result.lab.capitalize()} {result.title.pick(lang)} — verify"
+    lines: list[Line] = [[(RULE, "bold")], [("   " + title, "bold")], [(RULE, "bold")], []]
+    if result.import_error is not None:
+        lines.append([("[ERROR] ", "bold red"),
+                      ("无法导入你的代码:" if lang == "zh" else "cannot import your code:", "bold")])
+        lines += _message_lines(result.import_error.pick(lang), "  ", _MAX_MESSAGE_LINES)
+        lines.append([])
+    for t in result.tests:
+        lines += _test_lines(t, lang)
+        lines.append([])
+    lines += [[(RULE, "bold")], _summary(result, lang), [(RULE, "bold")]]
+    return lines
+
+
+def render_plain(result: LabResult, lang: str) -> str:
+    """The report as plain text (no colour), newline-terminated."""
+    return "".join("".join(seg for seg, _ in line) + "\n" for line in render_lines(result, lang))
+
+
+def print_report(result: LabResult, lang: str, *, color: bool | None = None,
+                 file: TextIO | None = None) -> None:
+    """Print the report; colour on a terminal unless `color` is False or NO_COLOR is set."""
+    stream = file or sys.stdout
+    if color is False or not stream.isatty():
+        stream.write(render_plain(result, lang))
+        stream.flush()
+        return
+    from rich.console import Console
+    from rich.text import Text as RichText
+
+    console = Console(file=stream, highlight=False, soft_wrap=True)
+    for line in render_lines(result, lang):
+        rt = RichText()
+        for seg, style in line:
+            rt.append(seg, style=style or None)
+        console.print(rt)

@@ -1,0 +1,89 @@
+"""Run one lab's tests against one implementation and collect a `LabResult`.
+
+Each test gets a fresh sandbox session (a forked child with the student module imported),
+so what one test's student code does cannot leak into the next. A test whose prerequisite
+did not pass is SKIP. An exception in verify.py itself is reported as a grader error, apart
+from anything the student did.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from pathlib import Path
+
+from grader.dsl import Abort, Lab, TestContext, TestSpec, import_message
+from grader.i18n import tr
+from grader.labs import LabInfo, load_lab
+from grader.results import CheckResult, LabResult, Status, TestResult
+from grader.sandbox.client import Sandbox, Session
+
+__all__ = ["run_lab", "run_tests"]
+
+
+def run_lab(info: LabInfo, impl: Path, sandbox: Sandbox, lab: Lab | None = None) -> LabResult:
+    """Verify `impl` (a student.py) against the lab's checks."""
+    lab = lab or load_lab(info)
+    return run_tests(lab, impl, sandbox)
+
+
+def run_tests(lab: Lab, impl: Path, sandbox: Sandbox) -> LabResult:
+    """Run `lab.tests` in order against `impl`."""
+    start = time.perf_counter()
+    sandbox.start()
+    results: list[TestResult] = []
+    by_id: dict[str, TestResult] = {}
+    first = sandbox.session(str(impl))
+    probe = first.ensure()
+    if probe is not None and probe.kind == "import":
+        err = import_message(probe.exc or {})
+        for n, spec in enumerate(lab.tests, 1):
+            results.append(TestResult(spec.id, n, spec.title, Status.ERROR, [],
+                                      tr("无法导入 student.py", "cannot import student.py")))
+        first.close()
+        return LabResult(lab.id, lab.title, str(impl), time.perf_counter() - start, results, err)
+    for n, spec in enumerate(lab.tests, 1):
+        session = first if n == 1 else sandbox.session(str(impl))
+        result = _run_one(spec, n, session, by_id)
+        results.append(result)
+        by_id[spec.id] = result
+    return LabResult(lab.id, lab.title, str(impl), time.perf_counter() - start, results)
+
+
+def _run_one(spec: TestSpec, n: int, session: Session, done: dict[str, TestResult]) -> TestResult:
+    blocked = [r for r in spec.requires if done[r].status is not Status.PASS]
+    if blocked:
+        session.close()
+        names = ", ".join(f"[TEST {done[r].number}]" for r in blocked)
+        if all(done[r].status is Status.TODO for r in blocked):
+            # nothing failed yet: the functions it builds on are simply not written
+            return TestResult(spec.id, n, spec.title, Status.TODO, [],
+                              tr(f"先完成 {names}", f"complete {names} first"))
+        return TestResult(spec.id, n, spec.title, Status.SKIP, [],
+                          tr(f"先让 {names} 通过", f"needs {names} to pass first"))
+    t = TestContext(session, spec.timeout)
+    start = time.perf_counter()
+    status = Status.PASS
+    try:
+        spec.fn(t)
+    except Abort as stop:
+        t.checks.append(stop.line)
+        status = stop.status
+    except Exception as e:  # a bug in verify.py, not in the student's code
+        detail = "".join(traceback.format_exception_only(type(e), e)).strip()
+        t.checks.append(CheckResult(
+            tr("评测程序内部错误", "internal grader error"), Status.ERROR,
+            tr(f"这不是你的代码的问题，请告诉助教：{detail}",
+               f"not a problem with your code; please tell the staff: {detail}"),
+        ))
+        status = Status.ERROR
+    finally:
+        session.close()
+    if status is Status.PASS and any(c.status is not Status.PASS for c in t.checks):
+        status = Status.FAIL
+    if status is Status.PASS and not t.checks:
+        status = Status.ERROR
+        t.checks.append(CheckResult(tr("这个测试没有任何检查", "this test has no checks"),
+                                    Status.ERROR))
+    return TestResult(spec.id, n, spec.title, status, t.checks, None,
+                      time.perf_counter() - start)
