@@ -41,6 +41,8 @@ Name = Text | str | tuple[str, str]
 class TestSpec:
     """A registered test: its function, id, title, prerequisites and call timeout."""
 
+    __test__ = False  # not a pytest class
+
     fn: Callable[[TestContext], None]
     id: str
     title: Text
@@ -104,6 +106,8 @@ class Abort(Exception):  # noqa: N818 - control flow, not an error
 @dataclass
 class TestContext:
     """What a test function gets as `t`."""
+
+    __test__ = False  # not a pytest class
 
     session: Session
     timeout: float | None = None

@@ -36,6 +36,8 @@ class CheckResult:
 class TestResult:
     """One `[TEST n]` block."""
 
+    __test__ = False  # not a pytest class
+
     id: str
     number: int
     title: Text
