@@ -1,5 +1,5 @@
 """`python -m grader` is the same as the `minillm` command."""
 
-from grader.cli import main
+from grader.entry import main
 
 main()

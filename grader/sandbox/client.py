@@ -15,12 +15,12 @@ import select
 import signal
 import socket
 import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from grader import codec
+from grader.sandbox.launch import launch, take_prestarted
 from grader.sandbox.protocol import send_frame
 
 __all__ = ["DEFAULT_LIMITS", "CallOutcome", "Limits", "Sandbox", "SandboxError", "Session"]
@@ -74,33 +74,14 @@ class Sandbox:
         self._proc: subprocess.Popen[bytes] | None = None
         self._ctl: socket.socket | None = None
         self._ready = False
-        self._spare: dict[str, tuple[int, socket.socket, int]] = {}
+        self._spare: dict[str, list[tuple[int, socket.socket, int]]] = {}
+        self._pending: list[tuple[str, socket.socket, int]] = []
 
     def start(self) -> None:
         """Start the zygote without waiting for it (it warms up in parallel)."""
         if self._proc is not None:
             return
-        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        env = dict(os.environ)
-        env.update(
-            OPENBLAS_NUM_THREADS="1",
-            OMP_NUM_THREADS="1",
-            MKL_NUM_THREADS="1",
-            PYTHONDONTWRITEBYTECODE="1",
-            PYTHONUNBUFFERED="1",
-            PYTHONIOENCODING="utf-8",
-        )
-        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
-        self._proc = subprocess.Popen(
-            [sys.executable, "-m", "grader.sandbox.zygote", str(child.fileno())],
-            pass_fds=(child.fileno(),),
-            env=env,
-            stdin=subprocess.DEVNULL,
-            cwd=root,
-        )
-        child.close()
-        self._ctl = parent
+        self._proc, self._ctl = take_prestarted() or launch()
         self._ready = False
 
     def _wait_ready(self) -> socket.socket:
@@ -117,21 +98,18 @@ class Sandbox:
         return self._ctl
 
     def _command(self, cmd: dict[str, Any], fds: list[int] | None = None) -> dict[str, Any]:
-        for attempt in range(2):
-            ctl = self._wait_ready()
-            try:
-                ctl.settimeout(30)
-                socket.send_fds(ctl, [json.dumps(cmd).encode()], fds or [])
-                reply = ctl.recv(65536)
-                if reply:
-                    result: dict[str, Any] = json.loads(reply)
-                    return result
-            except OSError:
-                pass
-            self.close()
-            if attempt == 0 and cmd["op"] == "spawn":
-                continue
-            break
+        self._collect()
+        ctl = self._wait_ready()
+        try:
+            ctl.settimeout(30)
+            socket.send_fds(ctl, [json.dumps(cmd).encode()], fds or [])
+            reply = ctl.recv(65536)
+            if reply:
+                result: dict[str, Any] = json.loads(reply)
+                return result
+        except OSError:
+            pass
+        self.close()
         raise SandboxError(f"the sandbox server did not answer {cmd['op']!r}")
 
     def session(self, student_path: str) -> Session:
@@ -141,25 +119,51 @@ class Sandbox:
     def spawn(self, student_path: str) -> tuple[int, socket.socket, int]:
         """A child for `student_path`: the pre-forked spare if there is one, else a new one.
 
-        A new spare is forked right away, so its import overlaps the caller's work.
+        The next spare's fork is requested right away but its reply is read only when it is
+        needed, so the fork and the child's import overlap the caller's work.
         """
-        child = self._spare.pop(student_path, None) or self._fork(student_path)
-        self._spare[student_path] = self._fork(student_path)
+        if not self._spare.get(student_path) and not any(
+            p == student_path for p, _, _ in self._pending
+        ):
+            self._fork_async(student_path)
+        self._collect()
+        child = self._spare[student_path].pop(0)
+        self._fork_async(student_path)
         return child
 
-    def _fork(self, student_path: str) -> tuple[int, socket.socket, int]:
+    def _fork_async(self, student_path: str) -> None:
+        ctl = self._wait_ready()
         conn_parent, conn_child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         out_r, out_w = os.pipe()
+        cmd = {"op": "spawn", "student": student_path, "mem": self.limits.memory}
         try:
-            reply = self._command(
-                {"op": "spawn", "student": student_path, "mem": self.limits.memory},
-                [conn_child.fileno(), out_w],
-            )
+            socket.send_fds(ctl, [json.dumps(cmd).encode()], [conn_child.fileno(), out_w])
+        except OSError:
+            conn_parent.close()
+            os.close(out_r)
+            self.close()
+            raise SandboxError("the sandbox server is gone") from None
         finally:
             conn_child.close()
             os.close(out_w)
         os.set_blocking(out_r, False)
-        return int(reply["pid"]), conn_parent, out_r
+        self._pending.append((student_path, conn_parent, out_r))
+
+    def _collect(self) -> None:
+        """Read the replies of spawn requests sent earlier, in order."""
+        while self._pending and self._ctl is not None:
+            path, conn, out = self._pending.pop(0)
+            self._ctl.settimeout(30)
+            try:
+                reply = self._ctl.recv(65536)
+            except OSError:
+                reply = b""
+            if not reply:
+                conn.close()
+                os.close(out)
+                self.close()
+                raise SandboxError("the sandbox server did not answer 'spawn'")
+            self._spare.setdefault(path, []).append((int(json.loads(reply)["pid"]), conn, out))
 
     def reap(self, pid: int) -> int | None:
         try:
@@ -169,17 +173,26 @@ class Sandbox:
 
     def close(self) -> None:
         """Stop the zygote and any spare child (other children are ended by their sessions)."""
-        for pid, conn, out in self._spare.values():
-            _kill_group(pid)
+        try:
+            self._collect()
+        except SandboxError:
+            pass
+        for spares in self._spare.values():
+            for pid, conn, out in spares:
+                _kill_group(pid)
+                conn.close()
+                os.close(out)
+        self._spare.clear()
+        for _, conn, out in self._pending:
             conn.close()
             os.close(out)
-        self._spare.clear()
+        self._pending.clear()
         if self._ctl is not None:
             self._ctl.close()
             self._ctl = None
         if self._proc is not None:
             try:
-                self._proc.wait(timeout=2)
+                self._proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 self._proc.kill()
                 self._proc.wait()

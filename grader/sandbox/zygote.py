@@ -69,7 +69,7 @@ def main() -> None:
     while True:
         msg, fds, _, _ = socket.recv_fds(ctl, 65536, 4)
         if not msg:
-            return
+            os._exit(0)  # nothing to flush; skip interpreter teardown
         cmd = json.loads(msg)
         if cmd["op"] == "spawn":
             conn_fd, out_fd = fds
@@ -105,4 +105,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except (OSError, EOFError, KeyboardInterrupt):
+        os._exit(0)  # the grader went away: nothing left to serve
