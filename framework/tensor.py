@@ -59,6 +59,13 @@ def _check_shape(shape: Iterable[int], name: str = "shape") -> Shape:
     return tuple(int(d) for d in dims)
 
 
+def _dims(args: tuple[int | Sequence[int], ...]) -> tuple[int, ...]:
+    """(2, 0, 1) from either f(2, 0, 1) or f((2, 0, 1))."""
+    if len(args) == 1 and not isinstance(args[0], int | np.integer):
+        return tuple(int(a) for a in args[0])
+    return tuple(int(a) for a in args)  # type: ignore[arg-type]
+
+
 def _contiguous_strides(shape: Shape) -> Shape:
     strides = [1] * len(shape)
     for i in range(len(shape) - 2, -1, -1):
@@ -152,20 +159,19 @@ class Tensor:
             arr = arr.copy()
         return arr if dtype is None else arr.astype(dtype)
 
-    def permute(self, *axes: int) -> Tensor:
+    def permute(self, *axes: int | Sequence[int]) -> Tensor:
         """A view with the dimensions reordered; `permute(1, 0)` is the 2-D transpose.
 
         Raises:
             ValueError: if `axes` is not a permutation of `range(ndim)`.
         """
-        if len(axes) == 1 and isinstance(axes[0], tuple | list):
-            axes = tuple(axes[0])
-        if sorted(axes) != list(range(self.ndim)):
-            raise ValueError(f"axes must be a permutation of 0..{self.ndim - 1}, got {axes}")
+        order = _dims(axes)
+        if sorted(order) != list(range(self.ndim)):
+            raise ValueError(f"axes must be a permutation of 0..{self.ndim - 1}, got {order}")
         return Tensor(
             self.data,
-            tuple(self.shape[a] for a in axes),
-            tuple(self.strides[a] for a in axes),
+            tuple(self.shape[a] for a in order),
+            tuple(self.strides[a] for a in order),
             self.offset,
         )
 
@@ -180,7 +186,7 @@ class Tensor:
         return self.permute(1, 0)
 
     @property
-    def T(self) -> Tensor:  # noqa: N802 - the conventional name
+    def T(self) -> Tensor:
         """Same as `transpose()`."""
         return self.transpose()
 
@@ -194,11 +200,9 @@ class Tensor:
         """A deep, C-contiguous copy."""
         return tensor_from(self.numpy().copy())
 
-    def reshape(self, *shape: int) -> Tensor:
+    def reshape(self, *shape: int | Sequence[int]) -> Tensor:
         """A contiguous tensor with a new shape and the same elements in row-major order."""
-        if len(shape) == 1 and isinstance(shape[0], tuple | list):
-            shape = tuple(shape[0])
-        new = _check_shape(shape)
+        new = _check_shape(_dims(shape))
         n = 1
         for d in new:
             n *= d

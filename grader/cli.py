@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -22,7 +24,7 @@ from grader.i18n import LANGS, default_lang
 __all__ = ["main"]
 
 
-def _lang_option(f):  # type: ignore[no-untyped-def]
+def _lang_option(f: Callable[..., Any]) -> Callable[..., Any]:
     return click.option(
         "--lang",
         type=click.Choice(LANGS),
@@ -46,13 +48,21 @@ def cli() -> None:
     help="Verify this file instead of the lab's student.py.",
 )
 @click.option(
-    "--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
+    "--json",
+    "json_path",
+    type=click.Path(dir_okay=False, path_type=Path),
     help="Also write the result as JSON to this file ('-' for stdout, report on stderr).",
 )
 @_lang_option
 @click.option("--no-color", is_flag=True, help="Plain text even on a terminal.")
-def verify(lab: str, solution: bool, impl: Path | None, json_path: Path | None,
-           lang: str | None, no_color: bool) -> None:
+def verify(
+    lab: str,
+    solution: bool,
+    impl: Path | None,
+    json_path: Path | None,
+    lang: str | None,
+    no_color: bool,
+) -> None:
     """Run LAB's checks (lab04, 04 or 4) and print the report."""
     from grader.sandbox.client import Sandbox
 

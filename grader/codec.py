@@ -123,9 +123,7 @@ class _Encoder:
                 "kwargs": self.enc(dict(x.kwargs or {}), depth + 1),
                 "attrs": self.enc(dict(x.attrs or {}), depth + 1),
             }
-        if type(x) in (list, tuple) or (
-            self.make_handle is None and isinstance(x, list | tuple)
-        ):
+        if type(x) in (list, tuple) or (self.make_handle is None and isinstance(x, list | tuple)):
             items = [self.enc(v, depth + 1) for v in x]
             return items if isinstance(x, list) else {"$t": items}
         if type(x) is dict:

@@ -37,8 +37,9 @@ def fmt(x: Any) -> str:
             return str(v)
         return f"{v:.6g}"
     if isinstance(x, np.ndarray):
-        return np.array2string(x, precision=4, suppress_small=False, threshold=64,
-                               max_line_width=100)
+        return np.array2string(
+            x, precision=4, suppress_small=False, threshold=64, max_line_width=100
+        )
     if isinstance(x, Tensor):
         return fmt(x.numpy())
     text = repr(x)
@@ -90,7 +91,9 @@ def compare_close(
     if math.isinf(expected) or math.isinf(a):
         if a == expected:
             return True, None
-        return False, tr(f"期望 {fmt(expected)}，实际 {fmt(a)}", f"expected {fmt(expected)}, got {fmt(a)}")
+        return False, tr(
+            f"期望 {fmt(expected)}，实际 {fmt(a)}", f"expected {fmt(expected)}, got {fmt(a)}"
+        )
     tol = atol + rtol * abs(expected)
     diff = abs(a - expected)
     if diff <= tol:
@@ -140,7 +143,8 @@ def compare_allclose(
     zh = [
         f"{int(bad.sum())}/{act.size} 个元素不对；最差的是 {idx}：期望 {fmt(float(exp[worst]))}，"
         f"实际 {fmt(float(act[worst]))}",
-        f"最大绝对误差 {max_abs:.3g}，最大相对误差 {max_rel:.3g}（容差 atol={atol:g}, rtol={rtol:g}）",
+        f"最大绝对误差 {max_abs:.3g}，最大相对误差 {max_rel:.3g}"
+        f"（容差 atol={atol:g}, rtol={rtol:g}）",
     ]
     en = [
         f"{int(bad.sum())}/{act.size} elements differ; worst at {idx}: expected "
@@ -151,8 +155,18 @@ def compare_allclose(
         zh.append(f"输出里有 {nan_count} 个 NaN")
         en.append(f"the output contains {nan_count} NaN")
     if act.ndim <= 2 and all(d <= _VIEW_MAX for d in act.shape):
-        zh += ["期望:", _indent(fmt(exp.astype(np.float32))), "实际:", _indent(fmt(act.astype(np.float32)))]
-        en += ["expected:", _indent(fmt(exp.astype(np.float32))), "actual:", _indent(fmt(act.astype(np.float32)))]
+        zh += [
+            "期望:",
+            _indent(fmt(exp.astype(np.float32))),
+            "实际:",
+            _indent(fmt(act.astype(np.float32))),
+        ]
+        en += [
+            "expected:",
+            _indent(fmt(exp.astype(np.float32))),
+            "actual:",
+            _indent(fmt(act.astype(np.float32))),
+        ]
     return False, Text("\n".join(zh), "\n".join(en))
 
 

@@ -94,7 +94,7 @@ class Call:
     seconds: float
 
 
-class Abort(Exception):  # noqa: N818 - control flow, not an error
+class Abort(Exception):
     """Ends a test early with `status`; carries the line that explains why."""
 
     def __init__(self, status: Status, line: CheckResult) -> None:
@@ -116,7 +116,9 @@ class TestContext:
     last_output: str = ""
 
     # -- calling student code -------------------------------------------------------------
-    def attempt(self, name: str, *args: Any, timeout: float | None = None, **kwargs: Any) -> CallOutcome:
+    def attempt(
+        self, name: str, *args: Any, timeout: float | None = None, **kwargs: Any
+    ) -> CallOutcome:
         """Call a student function and return the raw outcome, whatever happened."""
         out = self.session.call(name, *args, timeout=timeout or self.timeout, **kwargs)
         self.last_output = out.output
@@ -137,8 +139,9 @@ class TestContext:
             raise Abort(*abort_line(name, out))
         return Call(name, out.value, out.args, out.kwargs, out.output, out.seconds)
 
-    def build(self, target: str, *args: Any, attrs: dict[str, Any] | None = None,
-              **kwargs: Any) -> Any:
+    def build(
+        self, target: str, *args: Any, attrs: dict[str, Any] | None = None, **kwargs: Any
+    ) -> Any:
         """Construct framework object `target` ("framework.module:Name") in the sandbox."""
         out = self.session.build(Build(target, args, kwargs, attrs), timeout=self.timeout)
         if not out.ok:
@@ -165,15 +168,17 @@ class TestContext:
         self._record(name, bool(ok), message)
         return bool(ok)
 
-    def close(self, name: Name, actual: Any, expected: float, *, atol: float,
-              rtol: float = 0.0) -> bool:
+    def close(
+        self, name: Name, actual: Any, expected: float, *, atol: float, rtol: float = 0.0
+    ) -> bool:
         """A scalar within atol + rtol·|expected| of `expected` (NaN fails)."""
         ok, msg = compare_close(actual, float(expected), atol=atol, rtol=rtol)
         self._record(name, ok, msg)
         return ok
 
-    def allclose(self, name: Name, actual: Any, expected: Any, *, atol: float,
-                 rtol: float = 0.0) -> bool:
+    def allclose(
+        self, name: Name, actual: Any, expected: Any, *, atol: float, rtol: float = 0.0
+    ) -> bool:
         """An array of the expected shape, every cell within tolerance (NaN fails)."""
         ok, msg = compare_allclose(actual, expected, atol=atol, rtol=rtol)
         self._record(name, ok, msg)
@@ -182,9 +187,13 @@ class TestContext:
     def equal(self, name: Name, actual: Any, expected: Any) -> bool:
         """Exact equality of plain values, types included (True is not 1)."""
         ok = type(actual) is type(expected) and actual == expected
-        msg = None if ok else tr(
-            f"期望 {fmt(expected)}，实际 {fmt(actual)}（{describe(actual)}）",
-            f"expected {fmt(expected)}, got {fmt(actual)} ({describe(actual)})",
+        msg = (
+            None
+            if ok
+            else tr(
+                f"期望 {fmt(expected)}，实际 {fmt(actual)}（{describe(actual)}）",
+                f"expected {fmt(expected)}, got {fmt(actual)} ({describe(actual)})",
+            )
         )
         self._record(name, ok, msg)
         return ok
@@ -194,39 +203,66 @@ class TestContext:
         arr = to_array(actual)
         exp = list(expected)
         if arr is None:
-            return self.check(name, False, tr(
-                f"期望形状为 {exp} 的 Tensor，实际得到 {describe(actual)}",
-                f"expected a Tensor of shape {exp}, got {describe(actual)}",
-            ))
-        return self.check(name, list(arr.shape) == exp, tr(
-            f"期望形状 {exp}，实际 {list(arr.shape)}", f"expected shape {exp}, got {list(arr.shape)}"
-        ))
+            return self.check(
+                name,
+                False,
+                tr(
+                    f"期望形状为 {exp} 的 Tensor，实际得到 {describe(actual)}",
+                    f"expected a Tensor of shape {exp}, got {describe(actual)}",
+                ),
+            )
+        return self.check(
+            name,
+            list(arr.shape) == exp,
+            tr(
+                f"期望形状 {exp}，实际 {list(arr.shape)}",
+                f"expected shape {exp}, got {list(arr.shape)}",
+            ),
+        )
 
     def unchanged(self, name: Name, before: Any, after: Any) -> bool:
         """`after` is bit-for-bit the same array as `before` (an input left untouched)."""
         a, b = to_array(after), to_array(before)
-        ok = a is not None and b is not None and a.shape == b.shape and bool(
-            np.array_equal(a, b, equal_nan=True)
+        ok = (
+            a is not None
+            and b is not None
+            and a.shape == b.shape
+            and bool(np.array_equal(a, b, equal_nan=True))
         )
-        return self.check(name, ok, tr(
-            "参数被改动了：这个函数不应修改它的输入（请返回新的 Tensor）",
-            "an argument was modified: this function must leave its inputs unchanged "
-            "(return a new Tensor)",
-        ))
+        return self.check(
+            name,
+            ok,
+            tr(
+                "参数被改动了：这个函数不应修改它的输入（请返回新的 Tensor）",
+                "an argument was modified: this function must leave its inputs unchanged "
+                "(return a new Tensor)",
+            ),
+        )
 
     def finite(self, name: Name, actual: Any) -> bool:
         """Every element is finite (no NaN, no ±inf)."""
         arr = to_array(actual)
         if arr is None:
-            return self.check(name, False, tr(f"期望数组，实际得到 {describe(actual)}",
-                                              f"expected an array, got {describe(actual)}"))
+            return self.check(
+                name,
+                False,
+                tr(
+                    f"期望数组，实际得到 {describe(actual)}",
+                    f"expected an array, got {describe(actual)}",
+                ),
+            )
         bad = int((~np.isfinite(arr)).sum())
-        return self.check(name, bad == 0, tr(
-            f"{bad}/{arr.size} 个元素是 NaN 或 inf", f"{bad}/{arr.size} elements are NaN or inf"
-        ))
+        return self.check(
+            name,
+            bad == 0,
+            tr(
+                f"{bad}/{arr.size} 个元素是 NaN 或 inf", f"{bad}/{arr.size} elements are NaN or inf"
+            ),
+        )
 
-    def raises(self, name: Name, exc: type[BaseException], fn: str, *args: Any,
-               **kwargs: Any) -> bool:
+    def raises(
+        self, name: Name, exc: type[BaseException], fn: str, *args: Any, **kwargs: Any
+    ) -> bool:
         """Calling `fn(*args)` raises `exc` (or a subclass), with a message."""
         out = self.attempt(fn, *args, **kwargs)
         want = exc.__name__
@@ -234,25 +270,32 @@ class TestContext:
             mro = out.exc.get("mro", [out.exc.get("type")])
             got = str(out.exc.get("type"))
             ok = want in mro
-            return self.check(name, ok, tr(
-                f"期望抛出 {want}，实际抛出 {got}: {out.exc.get('message', '')}",
-                f"expected {want}, but {got} was raised: {out.exc.get('message', '')}",
-            ))
+            return self.check(
+                name,
+                ok,
+                tr(
+                    f"期望抛出 {want}，实际抛出 {got}: {out.exc.get('message', '')}",
+                    f"expected {want}, but {got} was raised: {out.exc.get('message', '')}",
+                ),
+            )
         if out.ok:
-            return self.check(name, False, tr(
-                f"期望抛出 {want}，但函数正常返回了 {fmt(out.value)}",
-                f"expected {want} to be raised, but the call returned {fmt(out.value)}",
-            ))
+            return self.check(
+                name,
+                False,
+                tr(
+                    f"期望抛出 {want}，但函数正常返回了 {fmt(out.value)}",
+                    f"expected {want} to be raised, but the call returned {fmt(out.value)}",
+                ),
+            )
         raise Abort(*abort_line(fn, out))
 
     def _record(self, name: Name, ok: bool, message: Text | None) -> None:
         if not ok and self.seeds and message is not None:
             seeds = ", ".join(str(s) for s in self.seeds)
-            message = message + tr(f"\n（随机输入，seed={seeds}）", f"\n(random input, seed={seeds})")
-        if not ok and self.last_output.strip():
-            output = self.last_output
-        else:
-            output = ""
+            message = message + tr(
+                f"\n（随机输入，seed={seeds}）", f"\n(random input, seed={seeds})"
+            )
+        output = self.last_output if not ok and self.last_output.strip() else ""
         self.checks.append(
             CheckResult(as_text(name), Status.PASS if ok else Status.FAIL, message, output)
         )
@@ -278,21 +321,29 @@ def abort_line(name: str, out: CallOutcome) -> tuple[Status, CheckResult]:
         return Status.TODO, CheckResult(
             tr(f"{name} 还没有实现", f"{name} is not implemented yet"),
             Status.TODO,
-            tr("student.py 里它仍然 raise NotImplementedError",
-               "it still raises NotImplementedError in student.py"),
+            tr(
+                "student.py 里它仍然 raise NotImplementedError",
+                "it still raises NotImplementedError in student.py",
+            ),
         )
     if out.kind == "timeout":
         return Status.TIMEOUT, CheckResult(
-            tr(f"{call} 超时", f"{call} timed out"), Status.TIMEOUT,
-            tr(f"{out.seconds:g} 秒内没有返回：检查循环的结束条件",
-               f"no return within {out.seconds:g} s: check your loop conditions"),
+            tr(f"{call} 超时", f"{call} timed out"),
+            Status.TIMEOUT,
+            tr(
+                f"{out.seconds:g} 秒内没有返回：检查循环的结束条件",
+                f"no return within {out.seconds:g} s: check your loop conditions",
+            ),
             out.output,
         )
     if out.kind == "overflow":
         return Status.FAIL, CheckResult(
-            tr(f"{call} 输出过多", f"{call} printed too much"), Status.FAIL,
-            tr(f"它打印了 {out.output_bytes} 字节，上限是 64 KiB：删掉调试用的 print",
-               f"it printed {out.output_bytes} bytes; the cap is 64 KiB: remove debugging prints"),
+            tr(f"{call} 输出过多", f"{call} printed too much"),
+            Status.FAIL,
+            tr(
+                f"它打印了 {out.output_bytes} 字节，上限是 64 KiB：删掉调试用的 print",
+                f"it printed {out.output_bytes} bytes; the cap is 64 KiB: remove debugging prints",
+            ),
             out.output[:2000],
         )
     if out.kind == "crash":
@@ -306,31 +357,42 @@ def abort_line(name: str, out: CallOutcome) -> tuple[Status, CheckResult]:
             zh = f"进程以退出码 {code} 结束（不要调用 sys.exit / os._exit）"
             en = f"the process exited with status {code} (do not call sys.exit / os._exit)"
         return Status.ERROR, CheckResult(
-            tr(f"{call} 让进程退出了", f"{call} ended the process"), Status.ERROR, tr(zh, en),
+            tr(f"{call} 让进程退出了", f"{call} ended the process"),
+            Status.ERROR,
+            tr(zh, en),
             out.output,
         )
     if out.kind == "missing":
         return Status.ERROR, CheckResult(
-            tr(f"找不到函数 {name}", f"function {name} not found"), Status.ERROR,
-            tr(f"student.py 里没有名为 {name} 的函数：不要改函数名",
-               f"student.py has no function named {name}: keep the names of the stubs"),
+            tr(f"找不到函数 {name}", f"function {name} not found"),
+            Status.ERROR,
+            tr(
+                f"student.py 里没有名为 {name} 的函数：不要改函数名",
+                f"student.py has no function named {name}: keep the names of the stubs",
+            ),
         )
     if out.kind == "import":
         return Status.ERROR, CheckResult(
-            tr("无法导入 student.py", "cannot import student.py"), Status.ERROR,
+            tr("无法导入 student.py", "cannot import student.py"),
+            Status.ERROR,
             import_message(exc),
         )
     if out.kind == "exception":
         wz, we = _where(exc)
         typ, msg = exc.get("type", "?"), exc.get("message", "")
         return Status.ERROR, CheckResult(
-            tr(f"{call} 抛出了 {typ}", f"{call} raised {typ}"), Status.ERROR,
-            tr(f"{typ}: {msg}{wz}", f"{typ}: {msg}{we}"), out.output,
+            tr(f"{call} 抛出了 {typ}", f"{call} raised {typ}"),
+            Status.ERROR,
+            tr(f"{typ}: {msg}{wz}", f"{typ}: {msg}{we}"),
+            out.output,
         )
     return Status.ERROR, CheckResult(
-        tr(f"{call}：评测器内部错误", f"{call}: grader error"), Status.ERROR,
-        tr(f"这不是你的代码的问题，请告诉助教：{exc.get('message', '')}",
-           f"not a problem with your code; please tell the staff: {exc.get('message', '')}"),
+        tr(f"{call}：评测器内部错误", f"{call}: grader error"),
+        Status.ERROR,
+        tr(
+            f"这不是你的代码的问题，请告诉助教：{exc.get('message', '')}",
+            f"not a problem with your code; please tell the staff: {exc.get('message', '')}",
+        ),
     )
 
 

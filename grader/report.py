@@ -61,8 +61,9 @@ def _message_lines(text: str, indent: str, limit: int) -> list[Line]:
 
 
 def _check_lines(c: CheckResult, lang: str) -> list[Line]:
-    lines: list[Line] = [[("  ", ""), (f"[{c.status.value}]", _STYLE[c.status]),
-                          (" " + c.name.pick(lang), "")]]
+    lines: list[Line] = [
+        [("  ", ""), (f"[{c.status.value}]", _STYLE[c.status]), (" " + c.name.pick(lang), "")]
+    ]
     if c.message is not None and c.status is not Status.PASS:
         lines += _message_lines(c.message.pick(lang), "         ", _MAX_MESSAGE_LINES)
     if c.output and c.status is not Status.PASS:
@@ -77,10 +78,10 @@ def _test_lines(t: TestResult, lang: str) -> list[Line]:
     head: Line = [(f"[TEST {t.number}] ", "bold"), (t.title.pick(lang), "bold")]
     if t.status is Status.SKIP:
         reason = t.reason.pick(lang) if t.reason else ""
-        return [head + [("  ", ""), ("[SKIP]", _STYLE[Status.SKIP]), (" " + reason, "dim")]]
+        return [[*head, ("  ", ""), ("[SKIP]", _STYLE[Status.SKIP]), (" " + reason, "dim")]]
     if not t.checks and t.reason is not None:
-        return [head + [("  ", ""), (f"[{t.status.value}]", _STYLE[t.status]),
-                        (" " + t.reason.pick(lang), "")]]
+        status = (f"[{t.status.value}]", _STYLE[t.status])
+        return [[*head, ("  ", ""), status, (" " + t.reason.pick(lang), "")]]
     lines = [head]
     for c in t.checks:
         lines += _check_lines(c, lang)
@@ -92,11 +93,13 @@ def _summary(result: LabResult, lang: str) -> Line:
     checks = result.check_counts()
     n_checks = sum(checks.values())
     if result.passed:
-        text = (f"结果: 全部通过 — {s['total']} 个测试，{n_checks} 项检查" if lang == "zh"
-                else f"Result: all passed — {s['total']} tests, {n_checks} checks")
+        text = (
+            f"结果: 全部通过 — {s['total']} 个测试，{n_checks} 项检查"
+            if lang == "zh"
+            else f"Result: all passed — {s['total']} tests, {n_checks} checks"
+        )
         return [(text, "bold green")]
-    parts = [f"{n} {_WORDS[k].pick(lang)}" for k, n in s.items()
-             if k in _WORDS and n]
+    parts = [f"{n} {_WORDS[k].pick(lang)}" for k, n in s.items() if k in _WORDS and n]
     sep = "，" if lang == "zh" else ", "
     if lang == "zh":
         text = f"结果: {s['passed']}/{s['total']} 个测试通过（{sep.join(parts)}）"
@@ -110,8 +113,12 @@ def render_lines(result: LabResult, lang: str) -> list[Line]:
     title = f"{result.lab.capitalize()} {result.title.pick(lang)} — verify"
     lines: list[Line] = [[(RULE, "bold")], [("   " + title, "bold")], [(RULE, "bold")], []]
     if result.import_error is not None:
-        lines.append([("[ERROR] ", "bold red"),
-                      ("无法导入你的代码:" if lang == "zh" else "cannot import your code:", "bold")])
+        lines.append(
+            [
+                ("[ERROR] ", "bold red"),
+                ("无法导入你的代码:" if lang == "zh" else "cannot import your code:", "bold"),
+            ]
+        )
         lines += _message_lines(result.import_error.pick(lang), "  ", _MAX_MESSAGE_LINES)
         lines.append([])
     for t in result.tests:
@@ -126,8 +133,9 @@ def render_plain(result: LabResult, lang: str) -> str:
     return "".join("".join(seg for seg, _ in line) + "\n" for line in render_lines(result, lang))
 
 
-def print_report(result: LabResult, lang: str, *, color: bool | None = None,
-                 file: TextIO | None = None) -> None:
+def print_report(
+    result: LabResult, lang: str, *, color: bool | None = None, file: TextIO | None = None
+) -> None:
     """Print the report; colour on a terminal unless `color` is False or NO_COLOR is set."""
     stream = file or sys.stdout
     if color is False or not stream.isatty():

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from grader.i18n import Text
@@ -11,7 +11,7 @@ from grader.i18n import Text
 __all__ = ["CheckResult", "LabResult", "Status", "TestResult"]
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     """Outcome of a check or a test."""
 
     PASS = "PASS"

@@ -38,8 +38,16 @@ def run_tests(lab: Lab, impl: Path, sandbox: Sandbox) -> LabResult:
     if probe is not None and probe.kind == "import":
         err = import_message(probe.exc or {})
         for n, spec in enumerate(lab.tests, 1):
-            results.append(TestResult(spec.id, n, spec.title, Status.ERROR, [],
-                                      tr("无法导入 student.py", "cannot import student.py")))
+            results.append(
+                TestResult(
+                    spec.id,
+                    n,
+                    spec.title,
+                    Status.ERROR,
+                    [],
+                    tr("无法导入 student.py", "cannot import student.py"),
+                )
+            )
         first.close()
         return LabResult(lab.id, lab.title, str(impl), time.perf_counter() - start, results, err)
     for n, spec in enumerate(lab.tests, 1):
@@ -57,10 +65,22 @@ def _run_one(spec: TestSpec, n: int, session: Session, done: dict[str, TestResul
         names = ", ".join(f"[TEST {done[r].number}]" for r in blocked)
         if all(done[r].status is Status.TODO for r in blocked):
             # nothing failed yet: the functions it builds on are simply not written
-            return TestResult(spec.id, n, spec.title, Status.TODO, [],
-                              tr(f"先完成 {names}", f"complete {names} first"))
-        return TestResult(spec.id, n, spec.title, Status.SKIP, [],
-                          tr(f"先让 {names} 通过", f"needs {names} to pass first"))
+            return TestResult(
+                spec.id,
+                n,
+                spec.title,
+                Status.TODO,
+                [],
+                tr(f"先完成 {names}", f"complete {names} first"),
+            )
+        return TestResult(
+            spec.id,
+            n,
+            spec.title,
+            Status.SKIP,
+            [],
+            tr(f"先让 {names} 通过", f"needs {names} to pass first"),
+        )
     t = TestContext(session, spec.timeout)
     start = time.perf_counter()
     status = Status.PASS
@@ -71,11 +91,16 @@ def _run_one(spec: TestSpec, n: int, session: Session, done: dict[str, TestResul
         status = stop.status
     except Exception as e:  # a bug in verify.py, not in the student's code
         detail = "".join(traceback.format_exception_only(type(e), e)).strip()
-        t.checks.append(CheckResult(
-            tr("评测程序内部错误", "internal grader error"), Status.ERROR,
-            tr(f"这不是你的代码的问题，请告诉助教：{detail}",
-               f"not a problem with your code; please tell the staff: {detail}"),
-        ))
+        t.checks.append(
+            CheckResult(
+                tr("评测程序内部错误", "internal grader error"),
+                Status.ERROR,
+                tr(
+                    f"这不是你的代码的问题，请告诉助教：{detail}",
+                    f"not a problem with your code; please tell the staff: {detail}",
+                ),
+            )
+        )
         status = Status.ERROR
     finally:
         session.close()
@@ -83,7 +108,7 @@ def _run_one(spec: TestSpec, n: int, session: Session, done: dict[str, TestResul
         status = Status.FAIL
     if status is Status.PASS and not t.checks:
         status = Status.ERROR
-        t.checks.append(CheckResult(tr("这个测试没有任何检查", "this test has no checks"),
-                                    Status.ERROR))
-    return TestResult(spec.id, n, spec.title, status, t.checks, None,
-                      time.perf_counter() - start)
+        t.checks.append(
+            CheckResult(tr("这个测试没有任何检查", "this test has no checks"), Status.ERROR)
+        )
+    return TestResult(spec.id, n, spec.title, status, t.checks, None, time.perf_counter() - start)

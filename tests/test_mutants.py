@@ -92,7 +92,9 @@ def test_every_check_can_fail(info: LabInfo, sandbox: Sandbox) -> None:
             ref = next(t for t in solution.tests if t.id == test.id)
             ref_names = [c.name.en for c in ref.checks]
             passed = [n for n in names if n in ref_names]
-            if test.status in (Status.ERROR, Status.TIMEOUT, Status.FAIL) and len(passed) < len(ref_names):
+            if test.status in (Status.ERROR, Status.TIMEOUT, Status.FAIL) and len(passed) < len(
+                ref_names
+            ):
                 reached = {n for n in names}
                 nxt = next((n for n in ref_names if n not in reached), None)
                 if nxt is not None:

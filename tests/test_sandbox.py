@@ -34,8 +34,9 @@ def lab_calling(*names: str, timeout: float | None = None) -> Lab:
     return lab
 
 
-def run(names: list[str], sandbox: Sandbox, timeout: float | None = None,
-        student: Path = STUDENT) -> LabResult:
+def run(
+    names: list[str], sandbox: Sandbox, timeout: float | None = None, student: Path = STUDENT
+) -> LabResult:
     return run_tests(lab_calling(*names, timeout=timeout), student, sandbox)
 
 
@@ -126,7 +127,10 @@ def test_cli_report_has_no_forged_lines(tmp_path: Path) -> None:
     )
     proc = subprocess.run(
         [sys.executable, "-m", "grader", "verify", "lab04", "--impl", str(impl), "--lang", "en"],
-        capture_output=True, text=True, cwd=ROOT, timeout=120,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
     )
     assert proc.returncode == 1
     forged = [ln for ln in proc.stdout.splitlines() if ln.startswith("  [PASS] forged")]

@@ -232,13 +232,26 @@ class Session:
         if out.kind == "ok":
             return None
         if out.kind == "timeout":
-            out = CallOutcome("import", exc={"type": "TimeoutError", "message": (
-                f"importing took more than {timeout:g} s (module-level code runs at import)"
-            )}, output=out.output)
+            out = CallOutcome(
+                "import",
+                exc={
+                    "type": "TimeoutError",
+                    "message": (
+                        f"importing took more than {timeout:g} s (module-level code runs at import)"
+                    ),
+                },
+                output=out.output,
+            )
         elif out.kind == "crash":
-            out = CallOutcome("import", exc={"type": "SystemExit", "message": (
-                "the module ended the process while importing"
-            ), "frames": []}, output=out.output)
+            out = CallOutcome(
+                "import",
+                exc={
+                    "type": "SystemExit",
+                    "message": ("the module ended the process while importing"),
+                    "frames": [],
+                },
+                output=out.output,
+            )
         self.import_outcome = out
         self.close()
         return out
@@ -317,8 +330,7 @@ class Session:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 self.close()
-                return CallOutcome("timeout", output=_text(kept), output_bytes=total,
-                                   seconds=limit)
+                return CallOutcome("timeout", output=_text(kept), output_bytes=total, seconds=limit)
             fds = [conn] + ([out_fd] if out_open else [])
             readable, _, _ = select.select(fds, [], [], remaining)
             if out_open and out_fd in readable:
@@ -349,8 +361,9 @@ class Session:
                         need = int.from_bytes(header[:8], "little")
                         if need > codec.MAX_FRAME:
                             self.close()
-                            return CallOutcome("harness", exc={"type": "CodecError",
-                                               "message": "reply too large"})
+                            return CallOutcome(
+                                "harness", exc={"type": "CodecError", "message": "reply too large"}
+                            )
                         body += header[8:]
                 else:
                     body += data

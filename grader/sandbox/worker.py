@@ -148,8 +148,16 @@ def _handle(frame: bytes, module: ModuleType, handles: _Handles, student_dir: st
             raise codec.CodecError(f"unknown op {op!r}")
         target, name = req["target"], req["name"]
         if target is None and not callable(getattr(module, name, None)):
-            return {"ok": False, "missing": True, "exc": {"type": "AttributeError",
-                    "mro": ["AttributeError"], "message": name, "frames": []}}
+            return {
+                "ok": False,
+                "missing": True,
+                "exc": {
+                    "type": "AttributeError",
+                    "mro": ["AttributeError"],
+                    "message": name,
+                    "frames": [],
+                },
+            }
         fn = getattr(module, name) if target is None else getattr(target, name)
         args, kwargs = req["args"], req["kwargs"]
     except BaseException as e:

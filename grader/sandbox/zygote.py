@@ -59,6 +59,7 @@ def _child(conn: socket.socket, out_fd: int, student: str, mem_bytes: int) -> No
 def main() -> None:
     ctl = socket.socket(fileno=int(sys.argv[1]))
     import numpy  # noqa: F401  - pre-warm: children inherit these imports
+
     import framework  # noqa: F401
     from grader import codec  # noqa: F401
     from grader.sandbox import worker  # noqa: F401

@@ -35,19 +35,29 @@ def scores_identity(t: TestContext) -> None:
     t.allclose(("seq_len=3、scale=1 时结果为 I", "seq_len=3, scale=1 gives I"), out, eye3, atol=EPS)
 
 
-@lab.test("attention_scores：非对称、非方阵的 Q 与 K", "attention_scores: asymmetric, non-square Q and K")
+@lab.test(
+    "attention_scores：非对称、非方阵的 Q 与 K", "attention_scores: asymmetric, non-square Q and K"
+)
 def scores_general(t: TestContext) -> None:
     # q @ k (no transpose) and out[j][i] both give a different answer for these inputs.
     q = np.array([[1, 2], [3, 4]], dtype=F32)
     k = np.array([[0, 1], [2, 5]], dtype=F32)
     out = t.call("attention_scores", tensor_from(q), tensor_from(k), 0.5).value
-    t.allclose(("2×2 非对称输入：0.5 · Q @ Kᵀ", "2×2 asymmetric inputs: 0.5 · Q @ Kᵀ"),
-               out, 0.5 * q @ k.T, atol=EPS)
+    t.allclose(
+        ("2×2 非对称输入：0.5 · Q @ Kᵀ", "2×2 asymmetric inputs: 0.5 · Q @ Kᵀ"),
+        out,
+        0.5 * q @ k.T,
+        atol=EPS,
+    )
     q = np.arange(6, dtype=F32).reshape(3, 2)
     k = np.arange(8, dtype=F32).reshape(4, 2) - 3
     call = t.call("attention_scores", tensor_from(q), tensor_from(k), 0.25)
-    t.allclose(("Q [3, 2]、K [4, 2] → [3, 4]", "Q [3, 2], K [4, 2] → [3, 4]"),
-               call.value, 0.25 * q @ k.T, atol=EPS)
+    t.allclose(
+        ("Q [3, 2]、K [4, 2] → [3, 4]", "Q [3, 2], K [4, 2] → [3, 4]"),
+        call.value,
+        0.25 * q @ k.T,
+        atol=EPS,
+    )
     t.unchanged(("Q 没有被修改", "Q is left unchanged"), q, call.args[0])
     t.unchanged(("K 没有被修改", "K is left unchanged"), k, call.args[1])
     rng = t.rng(404)
@@ -55,33 +65,69 @@ def scores_general(t: TestContext) -> None:
     k = rng.standard_normal((7, 8)).astype(F32)
     out = t.call("attention_scores", tensor_from(q), tensor_from(k), 1 / np.sqrt(8)).value
     # sums of 8 float32 products: relative error stays far below 1e-5
-    t.allclose(("随机 Q [5, 8]、K [7, 8]，scale = 1/√8", "random Q [5, 8], K [7, 8], scale = 1/√8"),
-               out, (q.astype(np.float64) @ k.T) / np.sqrt(8), atol=1e-5, rtol=1e-5)
+    t.allclose(
+        ("随机 Q [5, 8]、K [7, 8]，scale = 1/√8", "random Q [5, 8], K [7, 8], scale = 1/√8"),
+        out,
+        (q.astype(np.float64) @ k.T) / np.sqrt(8),
+        atol=1e-5,
+        rtol=1e-5,
+    )
     kt = tensor_from(k.T).T  # a transposed view: same values, strides (1, 7)
     out = t.call("attention_scores", tensor_from(q), kt, 1.0).value
-    t.allclose(("K 是转置视图（步长不是行主序）时结果也对",
-                "correct when K is a transposed view (non-row-major strides)"),
-               out, q.astype(np.float64) @ k.T, atol=1e-5, rtol=1e-5)
+    t.allclose(
+        (
+            "K 是转置视图（步长不是行主序）时结果也对",
+            "correct when K is a transposed view (non-row-major strides)",
+        ),
+        out,
+        q.astype(np.float64) @ k.T,
+        atol=1e-5,
+        rtol=1e-5,
+    )
 
 
 @lab.test("attention_scores：拒绝不匹配的形状", "attention_scores: rejects mismatched shapes")
 def scores_errors(t: TestContext) -> None:
     q = tensor_from(np.ones((3, 4), F32))
-    t.raises(("hd 不同（4 与 5）→ ValueError", "different hd (4 vs 5) → ValueError"),
-             ValueError, "attention_scores", q, tensor_from(np.ones((3, 5), F32)), 1.0)
-    t.raises(("Q 是 1 维 → ValueError", "1-D Q → ValueError"),
-             ValueError, "attention_scores", tensor_from(np.ones(4, F32)), q, 1.0)
+    t.raises(
+        ("hd 不同（4 与 5）→ ValueError", "different hd (4 vs 5) → ValueError"),
+        ValueError,
+        "attention_scores",
+        q,
+        tensor_from(np.ones((3, 5), F32)),
+        1.0,
+    )
+    t.raises(
+        ("Q 是 1 维 → ValueError", "1-D Q → ValueError"),
+        ValueError,
+        "attention_scores",
+        tensor_from(np.ones(4, F32)),
+        q,
+        1.0,
+    )
 
 
 @lab.test("apply_mask：因果掩码", "apply_mask: causal mask")
 def mask_causal(t: TestContext) -> None:
     mask = create_causal_mask(3)
     call = t.call("apply_mask", tensor_from(np.zeros((3, 3), F32)), mask)
-    t.check(("返回 None（原地修改）", "returns None (works in place)"), call.value is None,
-            ("apply_mask 应该原地修改 scores 并返回 None", "apply_mask must change scores in place and return None"))
-    t.allclose(("全零 scores 加掩码后等于掩码（对角线及以下 0，以上 -1e9）",
-                "zero scores plus the mask equal the mask (0 on and below the diagonal, -1e9 above)"),
-               call.args[0], mask.numpy(), atol=0.0)  # adding to 0 is exact
+    t.check(
+        ("返回 None（原地修改）", "returns None (works in place)"),
+        call.value is None,
+        (
+            "apply_mask 应该原地修改 scores 并返回 None",
+            "apply_mask must change scores in place and return None",
+        ),
+    )
+    t.allclose(
+        (
+            "全零 scores 加掩码后等于掩码（对角线及以下 0，以上 -1e9）",
+            "zero scores plus the mask equal the mask (0 on and below the diagonal, -1e9 above)",
+        ),
+        call.args[0],
+        mask.numpy(),
+        atol=0.0,
+    )  # adding to 0 is exact
 
 
 @lab.test("apply_mask：是相加，不是覆盖", "apply_mask: adds, does not overwrite")
@@ -90,31 +136,58 @@ def mask_adds(t: TestContext) -> None:
     mask = np.array([[0, -1e9, -1e9], [0, 0, -1e9]], dtype=F32)
     call = t.call("apply_mask", tensor_from(scores), tensor_from(mask))
     # 1.5 - 1e9 rounds in float32; compare against the float32 sum itself
-    t.allclose(("非零 scores：结果为 scores + mask", "non-zero scores: result is scores + mask"),
-               call.args[0], scores + mask, atol=0.0, rtol=1e-7)
+    t.allclose(
+        ("非零 scores：结果为 scores + mask", "non-zero scores: result is scores + mask"),
+        call.args[0],
+        scores + mask,
+        atol=0.0,
+        rtol=1e-7,
+    )
     t.unchanged(("mask 没有被修改", "the mask is left unchanged"), mask, call.args[1])
     before = tensor_from(scores)
     out = t.attempt("apply_mask", before, tensor_from(np.ones((3, 2), F32)))
-    t.check(("形状不同（[2, 3] 与 [3, 2]）→ ValueError", "mismatched shapes ([2, 3] vs [3, 2]) → ValueError"),
-            out.kind == "exception" and "ValueError" in (out.exc or {}).get("mro", []),
-            ("应当抛出 ValueError", "expected a ValueError"))
-    t.unchanged(("出错时 scores 保持原样", "on error, scores is left as it was"), scores,
-                out.args[0] if out.args else None)
+    t.check(
+        (
+            "形状不同（[2, 3] 与 [3, 2]）→ ValueError",
+            "mismatched shapes ([2, 3] vs [3, 2]) → ValueError",
+        ),
+        out.kind == "exception" and "ValueError" in (out.exc or {}).get("mro", []),
+        ("应当抛出 ValueError", "expected a ValueError"),
+    )
+    t.unchanged(
+        ("出错时 scores 保持原样", "on error, scores is left as it was"),
+        scores,
+        out.args[0] if out.args else None,
+    )
 
 
 @lab.test("softmax：基本性质与数值", "softmax: basic properties and values")
 def softmax_basic(t: TestContext) -> None:
     out = t.call("softmax", tensor_from(np.zeros((4, 4), F32))).value
-    t.allclose(("全 0 的 [4, 4]：每个元素 0.25", "all-zero [4, 4]: every element is 0.25"),
-               out, np.full((4, 4), 0.25), atol=EPS)
+    t.allclose(
+        ("全 0 的 [4, 4]：每个元素 0.25", "all-zero [4, 4]: every element is 0.25"),
+        out,
+        np.full((4, 4), 0.25),
+        atol=EPS,
+    )
     out = t.call("softmax", tensor_from(np.ones((1, 3), F32))).value
-    t.allclose(("softmax([1, 1, 1]) 每个元素 = 1/3", "softmax([1, 1, 1]): each element = 1/3"),
-               out, np.full((1, 3), 1 / 3), atol=EPS)
+    t.allclose(
+        ("softmax([1, 1, 1]) 每个元素 = 1/3", "softmax([1, 1, 1]): each element = 1/3"),
+        out,
+        np.full((1, 3), 1 / 3),
+        atol=EPS,
+    )
     x = np.array([[1, 2, 3], [-1, 0, 4]], dtype=F32)
     call = t.call("softmax", tensor_from(x))
-    t.allclose(("数值正确：softmax([1, 2, 3]) = [0.0900, 0.2447, 0.6652]",
-                "correct values: softmax([1, 2, 3]) = [0.0900, 0.2447, 0.6652]"),
-               call.value, ref_softmax(x), atol=EPS)
+    t.allclose(
+        (
+            "数值正确：softmax([1, 2, 3]) = [0.0900, 0.2447, 0.6652]",
+            "correct values: softmax([1, 2, 3]) = [0.0900, 0.2447, 0.6652]",
+        ),
+        call.value,
+        ref_softmax(x),
+        atol=EPS,
+    )
     t.unchanged(("输入没有被修改", "the input is left unchanged"), x, call.args[0])
 
 
@@ -123,34 +196,59 @@ def softmax_stable(t: TestContext) -> None:
     x = np.array([[1e4, 0, -1e4], [-1e4, -1e4, -1e4 + 1]], dtype=F32)
     out = t.call("softmax", tensor_from(x)).value
     t.finite(("±1e4 的输入：输出全是有限数", "inputs of ±1e4: every output is finite"), out)
-    t.allclose(("±1e4 的输入：数值正确", "inputs of ±1e4: correct values"), out, ref_softmax(x), atol=EPS)
+    t.allclose(
+        ("±1e4 的输入：数值正确", "inputs of ±1e4: correct values"), out, ref_softmax(x), atol=EPS
+    )
     blocked = np.full((2, 4), -1e9, dtype=F32)
     blocked[1, 0] = 0.0
     out = t.call("softmax", tensor_from(blocked)).value
-    t.allclose(("整行都是 -1e9 → 均匀分布；只有一个 0 → one-hot",
-                "a row of all -1e9 → uniform; a single 0 → one-hot"),
-               out, [[0.25] * 4, [1, 0, 0, 0]], atol=EPS)
+    t.allclose(
+        (
+            "整行都是 -1e9 → 均匀分布；只有一个 0 → one-hot",
+            "a row of all -1e9 → uniform; a single 0 → one-hot",
+        ),
+        out,
+        [[0.25] * 4, [1, 0, 0, 0]],
+        atol=EPS,
+    )
     scores = tensor_from(np.zeros((2, 3), F32))
     mask = tensor_from(np.array([[-1e9, -1e9, -1e9], [0, -1e9, 0]], dtype=F32))
     masked = t.call("apply_mask", scores, mask).args[0]
     out = t.call("softmax", masked).value
-    t.allclose(("被完全遮住的一行（apply_mask → softmax）仍然是均匀分布",
-                "a fully masked row (apply_mask → softmax) is still uniform"),
-               out, [[1 / 3] * 3, [0.5, 0, 0.5]], atol=EPS)
+    t.allclose(
+        (
+            "被完全遮住的一行（apply_mask → softmax）仍然是均匀分布",
+            "a fully masked row (apply_mask → softmax) is still uniform",
+        ),
+        out,
+        [[1 / 3] * 3, [0.5, 0, 0.5]],
+        atol=EPS,
+    )
 
 
 @lab.test("softmax：沿最后一维，任意维数", "softmax: over the last dimension, any ndim")
 def softmax_ndim(t: TestContext) -> None:
     x = np.array([[0, 1, 2], [5, 5, 5]], dtype=F32)  # 2 × 3: another axis gives other sums
     out = t.call("softmax", tensor_from(x)).value
-    t.allclose(("[2, 3] 输入：每一行（最后一维）和为 1", "[2, 3] input: each row (last dimension) sums to 1"),
-               out, ref_softmax(x), atol=EPS)
+    t.allclose(
+        (
+            "[2, 3] 输入：每一行（最后一维）和为 1",
+            "[2, 3] input: each row (last dimension) sums to 1",
+        ),
+        out,
+        ref_softmax(x),
+        atol=EPS,
+    )
     out = t.call("softmax", tensor_from(np.array([2.0, 1.0, 0.0], F32))).value
-    t.allclose(("1 维输入 [3]", "1-D input [3]"), out, ref_softmax(np.array([2.0, 1.0, 0.0])), atol=EPS)
+    t.allclose(
+        ("1 维输入 [3]", "1-D input [3]"), out, ref_softmax(np.array([2.0, 1.0, 0.0])), atol=EPS
+    )
     rng = t.rng(4004)
     x3 = (rng.standard_normal((2, 3, 5)) * 3).astype(F32)
     out = t.call("softmax", tensor_from(x3)).value
-    t.allclose(("3 维随机输入 [2, 3, 5]", "random 3-D input [2, 3, 5]"), out, ref_softmax(x3), atol=EPS)
+    t.allclose(
+        ("3 维随机输入 [2, 3, 5]", "random 3-D input [2, 3, 5]"), out, ref_softmax(x3), atol=EPS
+    )
 
 
 @lab.test("端到端：scores → mask → softmax", "end to end: scores → mask → softmax")
@@ -162,15 +260,30 @@ def chain_causal(t: TestContext) -> None:
     want = ref_softmax(0.5 * np.eye(4) + create_causal_mask(4).numpy())
     arr = np.asarray(attn, dtype=np.float64)
     t.allclose(("attn 每行和为 1", "attn rows sum to 1"), arr.sum(axis=-1), np.ones(4), atol=1e-5)
-    t.check(("attn 上三角为 0（掩码生效）", "attn upper triangle is 0 (the mask took effect)"),
-            bool(np.all(np.triu(arr, 1) < 1e-6)),
-            ("对角线以上仍有非零权重：位置 i 看到了未来", "non-zero weight above the diagonal: position i sees the future"))
-    t.allclose(("attn 的值：第 3 行 = [0.2151, 0.2151, 0.2151, 0.3547]",
-                "attn values: row 3 = [0.2151, 0.2151, 0.2151, 0.3547]"), attn, want, atol=EPS)
+    t.check(
+        ("attn 上三角为 0（掩码生效）", "attn upper triangle is 0 (the mask took effect)"),
+        bool(np.all(np.triu(arr, 1) < 1e-6)),
+        (
+            "对角线以上仍有非零权重：位置 i 看到了未来",
+            "non-zero weight above the diagonal: position i sees the future",
+        ),
+    )
+    t.allclose(
+        (
+            "attn 的值：第 3 行 = [0.2151, 0.2151, 0.2151, 0.3547]",
+            "attn values: row 3 = [0.2151, 0.2151, 0.2151, 0.3547]",
+        ),
+        attn,
+        want,
+        atol=EPS,
+    )
 
 
-@lab.test("手算例子：单位权重，seq=2，d=2", "worked example: identity weights, seq=2, d=2",
-          requires=[scores_identity])
+@lab.test(
+    "手算例子：单位权重，seq=2，d=2",
+    "worked example: identity weights, seq=2, d=2",
+    requires=[scores_identity],
+)
 def worked_example(t: TestContext) -> None:
     # Q = K = V = x = I; scores = I/√2; softmax row 0 = [e^0.707, 1] / (e^0.707 + 1)
     eye = np.eye(2, dtype=F32)
@@ -192,12 +305,21 @@ def against_framework(t: TestContext) -> None:
     heads = []
     for h in range(mha.num_heads):
         cols = slice(h * mha.head_dim, (h + 1) * mha.head_dim)
-        s = t.call("attention_scores", tensor_from(q[:, cols]), tensor_from(k[:, cols]), mha.scale).value
+        s = t.call(
+            "attention_scores", tensor_from(q[:, cols]), tensor_from(k[:, cols]), mha.scale
+        ).value
         s = t.call("apply_mask", s, mask).args[0]
         a = t.call("softmax", s).value
         heads.append(np.asarray(a, dtype=np.float32) @ v[:, cols])
     out = np.concatenate(heads, axis=1) @ mha.w_o.numpy()
     # float32 throughout, 16-wide sums twice: 1e-5 relative is generous and still tight
-    t.allclose(("你的三步 + 多头拼接 = MultiHeadAttention.forward",
-                "your three steps + head concatenation = MultiHeadAttention.forward"),
-               out, mha.forward(x, mask).numpy(), atol=1e-5, rtol=1e-4)
+    t.allclose(
+        (
+            "你的三步 + 多头拼接 = MultiHeadAttention.forward",
+            "your three steps + head concatenation = MultiHeadAttention.forward",
+        ),
+        out,
+        mha.forward(x, mask).numpy(),
+        atol=1e-5,
+        rtol=1e-4,
+    )

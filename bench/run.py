@@ -1,0 +1,103 @@
+"""Benchmarks, run on demand (`make bench`): medians and ratios, never pass/fail.
+
+What it measures on this machine:
+- wall time of `minillm verify LAB --solution` for every lab (what a student waits for),
+- wall time of `make test` in labs/lab04 (the student's loop, stubs),
+- the sandbox's cost per call (scalar and [64, 64] array arguments) and per session
+  (fork from the zygote + importing the student module + first call).
+
+Reference point: the C course's `make clean && make test` takes 0.64–1.47 s per lab.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from grader.labs import all_labs  # noqa: E402
+from grader.sandbox.client import Sandbox  # noqa: E402
+
+RUNS = int(os.environ.get("BENCH_RUNS", "9"))
+GOAL_VERIFY_S = 0.5
+GOAL_CALL_MS = 2.0
+C_COURSE_S = (0.64, 1.47)
+
+
+def wall(cmd: list[str], cwd: Path = ROOT) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - start
+
+
+def median_of(fn: object, runs: int = RUNS) -> tuple[float, float]:
+    samples = [fn() for _ in range(runs)]  # type: ignore[operator]
+    return statistics.median(samples), min(samples)
+
+
+def bench_verify() -> None:
+    minillm = [sys.executable, "-m", "grader"]
+    print(f"verify --solution, wall time over {RUNS} runs (goal <= {GOAL_VERIFY_S} s):")
+    for info in all_labs():
+        med, best = median_of(lambda info=info: wall([*minillm, "verify", info.id, "--solution"]))
+        print(
+            f"  {info.id}: median {med:.3f} s  min {best:.3f} s  "
+            f"ratio to goal {med / GOAL_VERIFY_S:.2f}  "
+            f"vs C course {med / C_COURSE_S[0]:.2f}–{med / C_COURSE_S[1]:.2f}×"
+        )
+    make = ["make", "-s", "test"]
+    med, best = median_of(lambda: wall(make, ROOT / "labs" / "lab04"))
+    print(f"  make test in labs/lab04 (stubs): median {med:.3f} s  min {best:.3f} s")
+
+
+def bench_sandbox() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        student = Path(tmp) / "student.py"
+        student.write_text("def echo(x):\n    return x\n")
+        with Sandbox() as sb:
+            session = sb.session(str(student))
+            session.call("echo", 0)
+            arr = np.random.default_rng(0).standard_normal((64, 64)).astype(np.float32)
+            for label, arg in (("scalar", 1.5), ("[64, 64] float32", arr)):
+                samples = []
+                for _ in range(500):
+                    start = time.perf_counter()
+                    session.call("echo", arg)
+                    samples.append(time.perf_counter() - start)
+                med = statistics.median(samples) * 1e3
+                print(
+                    f"  call with {label}: median {med:.3f} ms  "
+                    f"ratio to goal {med / GOAL_CALL_MS:.2f}"
+                )
+            session.close()
+            samples = []
+            for _ in range(50):
+                start = time.perf_counter()
+                s = sb.session(str(student))
+                s.call("echo", 0)
+                s.close()
+                samples.append(time.perf_counter() - start)
+            print(
+                f"  new session (fork + import + first call): median "
+                f"{statistics.median(samples) * 1e3:.2f} ms"
+            )
+
+
+def main() -> None:
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores")
+    bench_verify()
+    print("sandbox:")
+    bench_sandbox()
+
+
+if __name__ == "__main__":
+    main()
