@@ -20,6 +20,7 @@ itself, which is what the handouts quote.
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TextIO
 
@@ -45,7 +46,7 @@ Line = list[Segment]
 
 _WORDS = {
     "todo": Text("未完成", "todo"),
-    "fail": Text("失败", "failed"),
+    "failed": Text("失败", "failed"),
     "error": Text("出错", "error"),
     "timeout": Text("超时", "timed out"),
     "skipped": Text("跳过", "skipped"),
@@ -138,7 +139,7 @@ def print_report(
 ) -> None:
     """Print the report; colour on a terminal unless `color` is False or NO_COLOR is set."""
     stream = file or sys.stdout
-    if color is False or not stream.isatty():
+    if color is False or os.environ.get("NO_COLOR") or not stream.isatty():
         stream.write(render_plain(result, lang))
         stream.flush()
         return
