@@ -18,7 +18,7 @@ from grader.labs import LabInfo, load_lab
 from grader.results import CheckResult, LabResult, Status, TestResult
 from grader.sandbox.client import Sandbox, Session
 
-__all__ = ["run_lab", "run_tests"]
+__all__ = ["run_lab", "run_one", "run_tests"]
 
 
 def run_lab(info: LabInfo, impl: Path, sandbox: Sandbox, lab: Lab | None = None) -> LabResult:
@@ -52,13 +52,13 @@ def run_tests(lab: Lab, impl: Path, sandbox: Sandbox) -> LabResult:
         return LabResult(lab.id, lab.title, str(impl), time.perf_counter() - start, results, err)
     for n, spec in enumerate(lab.tests, 1):
         session = first if n == 1 else sandbox.session(str(impl))
-        result = _run_one(spec, n, session, by_id)
+        result = run_one(spec, n, session, by_id)
         results.append(result)
         by_id[spec.id] = result
     return LabResult(lab.id, lab.title, str(impl), time.perf_counter() - start, results)
 
 
-def _run_one(spec: TestSpec, n: int, session: Session, done: dict[str, TestResult]) -> TestResult:
+def run_one(spec: TestSpec, n: int, session: Session, done: dict[str, TestResult]) -> TestResult:
     blocked = [r for r in spec.requires if done[r].status is not Status.PASS]
     if blocked:
         session.close()
