@@ -290,8 +290,8 @@ def worked_example(t: TestContext) -> None:
     scores = t.call("attention_scores", tensor_from(eye), tensor_from(eye), 1 / np.sqrt(2)).value
     attn = t.call("softmax", scores).value
     out = np.asarray(attn, dtype=np.float64) @ eye  # @ V
-    t.close(("attn[0][0] ≈ 0.6699", "attn[0][0] ≈ 0.6699"), float(out[0, 0]), 0.66976, atol=1e-4)
-    t.close(("attn[0][1] ≈ 0.3301", "attn[0][1] ≈ 0.3301"), float(out[0, 1]), 0.33024, atol=1e-4)
+    t.close(("attn[0][0] ≈ 0.66976", "attn[0][0] ≈ 0.66976"), float(out[0, 0]), 0.66976, atol=1e-4)
+    t.close(("attn[0][1] ≈ 0.33024", "attn[0][1] ≈ 0.33024"), float(out[0, 1]), 0.33024, atol=1e-4)
 
 
 @lab.test("对照框架：随机多头注意力", "against the framework: random multi-head attention")
