@@ -53,7 +53,9 @@ def _run(info: LabInfo, path: Path, sandbox: Sandbox) -> LabResult:
     return _results[path]
 
 
-@pytest.mark.parametrize(("info", "path"), _mutants(), ids=lambda x: getattr(x, "stem", None))
+@pytest.mark.parametrize(
+    ("info", "path"), _mutants(), ids=[f"{i.id}-{p.stem}" for i, p in _mutants()]
+)
 def test_mutant_is_caught(info: LabInfo, path: Path, sandbox: Sandbox) -> None:
     result = _run(info, path, sandbox)
     status = {t.id: t.status for t in result.tests}

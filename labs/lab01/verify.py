@@ -1,0 +1,480 @@
+"""Lab01 checks: element access through strides and offset, and a numerically stable softmax.
+
+Read freely; do not edit. Every call into your `student.py` runs in a separate sandbox
+process, and every value is compared here, in the grader. Tolerances are written at each
+check with the reason. Random inputs use fixed seeds; a failure prints the seed.
+
+Why so many cells: a contiguous tensor cannot tell `i·strides[0] + j` from `i·shape[1] + j`,
+and the two corner cells (0, 0) and (1, 2) of a [2, 3] tensor come out right even for a
+column-major formula. So the checks read and write every cell, with a different value in
+each, through transposed and permuted views and at a non-zero offset.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from framework.tensor import Tensor, tensor_from
+from grader.compare import describe, to_array
+from grader.dsl import Lab, TestContext, tr
+
+lab = Lab("lab01", "张量与数学运算", "Tensors and math ops")
+
+F32 = np.float32
+EXACT = 0.0  # get/set copy one float32 value, bit for bit: nothing to round
+EPS = 1e-6  # softmax values of order 1 computed in float32: a few ulps
+C23 = np.array([[0, 1, 2], [10, 11, 12]], dtype=F32)  # the C course's tensor, 10·i + j
+
+
+def ref_softmax(x: Any) -> np.ndarray:
+    z = np.asarray(x, dtype=np.float64)
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+def distinct(shape: tuple[int, ...]) -> np.ndarray:
+    """A float32 array whose cell (i, j, ...) holds the digits i j ... (plus 0.5): all differ."""
+    digits = np.indices(shape).reshape(len(shape), -1)
+    weights = 10 ** np.arange(len(shape) - 1, -1, -1)
+    return (weights @ digits + 0.5).reshape(shape).astype(F32)
+
+
+def window(storage: np.ndarray) -> Tensor:
+    """The [2, 3] block rows 1..2, cols 1..3 of a [4, 5] storage: offset 6, strides (5, 1)."""
+    return Tensor(tensor_from(storage).data, (2, 3), (5, 1), offset=6)
+
+
+def as_number(value: Any) -> float | None:
+    if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "iuf":
+        value = value.reshape(()).item()
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def every_cell(t: TestContext, name: tuple[str, str], tensor: Tensor, want: np.ndarray) -> None:
+    """One check: tensor_get at every index of `tensor` equals `want` exactly."""
+    got = np.full(tensor.shape, np.nan)
+    for idx in np.ndindex(*tensor.shape):
+        value = t.call("tensor_get", tensor, idx).value
+        number = as_number(value)
+        if number is None:
+            t.check(
+                name,
+                False,
+                tr(
+                    f"tensor_get(t, {idx}) 返回了 {describe(value)}，不是 float",
+                    f"tensor_get(t, {idx}) returned a {describe(value)}, not a float",
+                ),
+            )
+            return
+        got[idx] = number
+    t.allclose(name, got, want, atol=EXACT)
+
+
+def storage_of(after: Any, shape: tuple[int, ...]) -> Any:
+    """The whole storage behind a post-call tensor, shaped like its base tensor."""
+    if isinstance(after, Tensor) and after.data.size == int(np.prod(shape)):
+        return after.data.reshape(shape)
+    return after
+
+
+# -- tensor_get -----------------------------------------------------------------------------
+@lab.test(
+    "tensor_get：C 课程的两个格子，再读 2×3 的每一格",
+    "tensor_get: the C course's two cells, then every cell of a 2×3",
+)
+def get_2d(t: TestContext) -> None:
+    tt = tensor_from(C23)
+    corners = [t.call("tensor_get", tt, (0, 0)).value, t.call("tensor_get", tt, (1, 2)).value]
+    t.allclose(
+        ("get(0, 0) = 0，get(1, 2) = 12", "get(0, 0) = 0 and get(1, 2) = 12"),
+        corners,
+        [0.0, 12.0],
+        atol=EXACT,
+    )
+    every_cell(
+        t,
+        (
+            "[[0, 1, 2], [10, 11, 12]] 的每一格（偏移 = 3·i + j）",
+            "every cell of [[0, 1, 2], [10, 11, 12]] (position = 3·i + j)",
+        ),
+        tt,
+        C23,
+    )
+
+
+@lab.test("tensor_get：任意维数（1 维与 3 维）", "tensor_get: any ndim (1-D and 3-D)")
+def get_ndim(t: TestContext) -> None:
+    x1 = np.array([4.0, -3.0, 2.5, 0.0, 7.0], dtype=F32)
+    every_cell(t, ("1 维 [5] 的每一格", "every cell of a 1-D [5]"), tensor_from(x1), x1)
+    x3 = distinct((2, 3, 4))
+    every_cell(
+        t,
+        (
+            "3 维 [2, 3, 4] 的每一格（偏移 = 12·i + 4·j + k）",
+            "every cell of a 3-D [2, 3, 4] (position = 12·i + 4·j + k)",
+        ),
+        tensor_from(x3),
+        x3,
+    )
+
+
+@lab.test(
+    "tensor_get：转置、置换视图与非零 offset",
+    "tensor_get: transposed and permuted views, non-zero offset",
+)
+def get_views(t: TestContext) -> None:
+    every_cell(
+        t,
+        (
+            "转置视图 .T：形状 [3, 2]，步长 (1, 3)",
+            "transposed view .T: shape [3, 2], strides (1, 3)",
+        ),
+        tensor_from(C23).T,
+        C23.T,
+    )
+    x3 = distinct((2, 3, 4))
+    every_cell(
+        t,
+        (
+            "置换视图 permute(2, 0, 1)：形状 [4, 2, 3]，步长 (1, 12, 4)",
+            "permuted view permute(2, 0, 1): shape [4, 2, 3], strides (1, 12, 4)",
+        ),
+        tensor_from(x3).permute(2, 0, 1),
+        x3.transpose(2, 0, 1),
+    )
+    storage = distinct((4, 5))
+    every_cell(
+        t,
+        (
+            "[4, 5] 存储里的 [2, 3] 窗口：offset 6，步长 (5, 1)",
+            "a [2, 3] window of a [4, 5] storage: offset 6, strides (5, 1)",
+        ),
+        window(storage),
+        storage[1:3, 1:4],
+    )
+    every_cell(
+        t,
+        ("窗口的转置：offset 6，步长 (1, 5)", "the window's transpose: offset 6, strides (1, 5)"),
+        window(storage).T,
+        storage[1:3, 1:4].T,
+    )
+
+
+@lab.test(
+    "tensor_get：越界或长度不对的下标 → IndexError",
+    "tensor_get: out-of-range or wrong-length index → IndexError",
+)
+def get_errors(t: TestContext) -> None:
+    tt = tensor_from(C23)
+    cases = [
+        (
+            ("[2, 3] 的第 3 列 (0, 3) → IndexError", "column 3 of a [2, 3]: (0, 3) → IndexError"),
+            tt,
+            (0, 3),
+        ),
+        (
+            (
+                "窗口的第 2 行 (2, 0)（仍在存储之内）→ IndexError",
+                "row 2 of the window: (2, 0), still inside the storage → IndexError",
+            ),
+            window(distinct((4, 5))),
+            (2, 0),
+        ),
+        (
+            (
+                "负下标 (-1, 0) → IndexError（不回绕）",
+                "negative index (-1, 0) → IndexError (no wrap-around)",
+            ),
+            tt,
+            (-1, 0),
+        ),
+        (
+            (
+                "2 维张量用 (1,) 太短 → IndexError",
+                "(1,) is too short for a 2-D tensor → IndexError",
+            ),
+            tt,
+            (1,),
+        ),
+        (
+            (
+                "2 维张量用 (0, 1, 2) 太长 → IndexError",
+                "(0, 1, 2) is too long for a 2-D tensor → IndexError",
+            ),
+            tt,
+            (0, 1, 2),
+        ),
+    ]
+    for name, tensor, idx in cases:
+        t.raises(name, IndexError, "tensor_get", tensor, idx)
+
+
+# -- tensor_set -----------------------------------------------------------------------------
+@lab.test(
+    "tensor_set：C 课程的检查（每格写 7.0）", "tensor_set: the C course's check (7.0 everywhere)"
+)
+def set_c_check(t: TestContext) -> None:
+    tt = tensor_from(np.zeros((2, 3), F32))
+    call = t.call("tensor_set", tt, (0, 0), 7.0)
+    t.check(
+        ("返回 None（原地修改）", "returns None (works in place)"),
+        call.value is None,
+        (
+            "tensor_set 应该原地修改 t 并返回 None",
+            "tensor_set must change t in place and return None",
+        ),
+    )
+    tt = call.args[0]
+    for idx in list(np.ndindex(2, 3))[1:]:
+        tt = t.call("tensor_set", tt, idx, 7.0).args[0]
+    t.allclose(
+        ("每格写入 7.0 后，每格都是 7.0", "after writing 7.0 into every cell, every cell is 7.0"),
+        tt,
+        np.full((2, 3), 7.0),
+        atol=EXACT,
+    )
+
+
+@lab.test(
+    "tensor_set：每格写不同的值，只改目标格",
+    "tensor_set: a different value per cell, only the target cell changes",
+)
+def set_distinct(t: TestContext) -> None:
+    tt = tensor_from(np.zeros((3, 4), F32))
+    for k, idx in enumerate(np.ndindex(3, 4)):
+        tt = t.call("tensor_set", tt, idx, 100.0 + k).args[0]
+    t.allclose(
+        (
+            "第 k 格（行主序）写 100 + k：每个值落在自己的格子",
+            "100 + k into cell k (row-major order): each value lands in its own cell",
+        ),
+        tt,
+        100.0 + np.arange(12).reshape(3, 4),
+        atol=EXACT,
+    )
+    x2 = distinct((3, 4))
+    want = x2.copy()
+    want[1, 2] = -7.0
+    after = t.call("tensor_set", tensor_from(x2), (1, 2), -7.0).args[0]
+    t.allclose(
+        (
+            "[3, 4] 上 set (1, 2) = -7：只有这一格变了",
+            "set (1, 2) = -7 on a [3, 4]: only that cell changes",
+        ),
+        after,
+        want,
+        atol=EXACT,
+    )
+    x3 = distinct((2, 3, 4))
+    want = x3.copy()
+    want[1, 2, 3] = -1.0
+    after = t.call("tensor_set", tensor_from(x3), (1, 2, 3), -1.0).args[0]
+    t.allclose(
+        (
+            "3 维 [2, 3, 4] 上 set (1, 2, 3) = -1：只有这一格变了",
+            "set (1, 2, 3) = -1 on a 3-D [2, 3, 4]: only that cell changes",
+        ),
+        after,
+        want,
+        atol=EXACT,
+    )
+
+
+@lab.test(
+    "tensor_set：通过视图写进共享的存储", "tensor_set: writing through a view into shared storage"
+)
+def set_views(t: TestContext) -> None:
+    base = distinct((3, 4))
+    want = base.copy()
+    want[1, 3] = 99.0  # view (3, 1) of base.T is base (1, 3)
+    after = t.call("tensor_set", tensor_from(base).T, (3, 1), 99.0).args[0]
+    t.allclose(
+        (
+            "在 .T 上 set (3, 1)：存储里 base 的 (1, 3) 变了，别处不变",
+            "set (3, 1) on .T: base cell (1, 3) of the storage changes, nothing else",
+        ),
+        storage_of(after, (3, 4)),
+        want,
+        atol=EXACT,
+    )
+    base = distinct((2, 3, 4))
+    want = base.copy()
+    want[0, 2, 1] = -5.0  # view (1, 0, 2) of permute(2, 0, 1) is base (0, 2, 1)
+    after = t.call("tensor_set", tensor_from(base).permute(2, 0, 1), (1, 0, 2), -5.0).args[0]
+    t.allclose(
+        (
+            "在 permute(2, 0, 1) 上 set (1, 0, 2)：base 的 (0, 2, 1) 变了",
+            "set (1, 0, 2) on permute(2, 0, 1): base cell (0, 2, 1) changes",
+        ),
+        storage_of(after, (2, 3, 4)),
+        want,
+        atol=EXACT,
+    )
+    storage = distinct((4, 5))
+    want = storage.copy()
+    want[2, 3] = -1.0  # window (1, 2) is storage (1 + 1, 1 + 2)
+    after = t.call("tensor_set", window(storage), (1, 2), -1.0).args[0]
+    t.allclose(
+        (
+            "offset 6 的窗口上 set (1, 2)：存储的 (2, 3) 变了，别处不变",
+            "set (1, 2) on the window at offset 6: storage cell (2, 3) changes, nothing else",
+        ),
+        storage_of(after, (4, 5)),
+        want,
+        atol=EXACT,
+    )
+
+
+@lab.test(
+    "tensor_set：越界或长度不对 → IndexError，且什么都不写",
+    "tensor_set: bad index → IndexError, and nothing is written",
+)
+def set_errors(t: TestContext) -> None:
+    cases = [
+        (("第 3 列 (0, 3) → IndexError", "column 3: (0, 3) → IndexError"), (0, 3)),
+        (
+            (
+                "负下标 (0, -1) → IndexError（不回绕）",
+                "negative index (0, -1) → IndexError (no wrap-around)",
+            ),
+            (0, -1),
+        ),
+        (("(1,) 太短 → IndexError", "(1,) is too short → IndexError"), (1,)),
+    ]
+    for name, idx in cases:
+        t.raises(name, IndexError, "tensor_set", tensor_from(C23), idx, 99.0)
+    wrote = []
+    for _, idx in cases:
+        out = t.attempt("tensor_set", tensor_from(C23), idx, 99.0)
+        after = out.args[0] if out.args else None
+        if not (isinstance(after, Tensor) and np.array_equal(after.numpy(), C23)):
+            wrote.append(str(idx))
+    t.check(
+        ("被拒绝的调用没有改动张量", "the rejected calls left the tensor unchanged"),
+        not wrote,
+        tr(
+            f"下标 {', '.join(wrote)} 的调用改动了张量：先检查下标，再写入",
+            f"the call with index {', '.join(wrote)} changed the tensor: check, then write",
+        ),
+    )
+
+
+# -- softmax_stable -------------------------------------------------------------------------
+@lab.test("softmax_stable：C 课程的检查", "softmax_stable: the C course's checks")
+def softmax_c_checks(t: TestContext) -> None:
+    out = t.call("softmax_stable", tensor_from(np.array([1, 2, 3], F32))).value
+    arr = to_array(out)
+    # three float32 values of order 1: their sum is within a few ulps of 1
+    t.close(
+        ("softmax([1, 2, 3]) 的和为 1", "softmax([1, 2, 3]) sums to 1"),
+        out if arr is None else float(arr.sum()),
+        1.0,
+        atol=1e-6,
+    )
+    rising = arr is not None and arr.shape == (3,) and bool(np.all(np.diff(arr) > 0))
+    shown = describe(out) if arr is None else str(arr.tolist())
+    t.check(
+        ("softmax([1, 2, 3]) 严格递增", "softmax([1, 2, 3]) is strictly increasing"),
+        rising,
+        tr(
+            f"输入递增，输出也应递增；实际 {shown}",
+            f"the input increases, so must the output; got {shown}",
+        ),
+    )
+    out = t.call("softmax_stable", tensor_from(np.array([1000, 1001, 1002], F32))).value
+    t.finite(
+        (
+            "softmax([1000, 1001, 1002]) 全是有限数（没有溢出）",
+            "softmax([1000, 1001, 1002]) is finite (no overflow)",
+        ),
+        out,
+    )
+
+
+@lab.test("softmax_stable：数值正确，输入不变", "softmax_stable: correct values, input unchanged")
+def softmax_values(t: TestContext) -> None:
+    x = np.array([1, 2, 3], dtype=F32)
+    call = t.call("softmax_stable", tensor_from(x))
+    t.allclose(
+        (
+            "softmax([1, 2, 3]) = [0.0900, 0.2447, 0.6652]",
+            "softmax([1, 2, 3]) = [0.0900, 0.2447, 0.6652]",
+        ),
+        call.value,
+        ref_softmax(x),
+        atol=EPS,
+    )
+    t.unchanged(("输入没有被修改", "the input is left unchanged"), x, call.args[0])
+    out = t.call("softmax_stable", tensor_from(np.array([1000, 1001, 1002], F32))).value
+    t.allclose(
+        (
+            "softmax([1000, 1001, 1002]) 与 softmax([0, 1, 2]) 相同",
+            "softmax([1000, 1001, 1002]) equals softmax([0, 1, 2])",
+        ),
+        out,
+        ref_softmax([0, 1, 2]),
+        atol=EPS,
+    )
+    storage = tensor_from(np.array([9, 0.5, 9, -1, 9, 2, 9, 1.5, 9], F32))
+    strided = Tensor(storage.data, (4,), (2,), offset=1)  # [0.5, -1, 2, 1.5]
+    out = t.call("softmax_stable", strided).value
+    t.allclose(
+        (
+            "步长 2、offset 1 的 1 维视图 [0.5, -1, 2, 1.5]",
+            "a 1-D view with stride 2 and offset 1: [0.5, -1, 2, 1.5]",
+        ),
+        out,
+        ref_softmax([0.5, -1, 2, 1.5]),
+        atol=EPS,
+    )
+    rng = t.rng(101)
+    xr = (rng.standard_normal(7) * 3).astype(F32)
+    out = t.call("softmax_stable", tensor_from(xr)).value
+    t.allclose(("长度 7 的随机输入", "random input of length 7"), out, ref_softmax(xr), atol=EPS)
+
+
+@lab.test("softmax_stable：±1e4 的输入也不出 NaN", "softmax_stable: inputs of ±1e4 give no NaN")
+def softmax_extreme(t: TestContext) -> None:
+    x = np.array([1e4, 0, -1e4], dtype=F32)
+    out = t.call("softmax_stable", tensor_from(x)).value
+    t.finite(("[1e4, 0, -1e4]：全是有限数", "[1e4, 0, -1e4]: every output is finite"), out)
+    t.allclose(
+        ("[1e4, 0, -1e4] → [1, 0, 0]", "[1e4, 0, -1e4] → [1, 0, 0]"), out, [1, 0, 0], atol=EPS
+    )
+    x = np.array([-1e4, -1e4, -9999], dtype=F32)
+    out = t.call("softmax_stable", tensor_from(x)).value
+    t.allclose(
+        (
+            "[-1e4, -1e4, -9999] → [0.2119, 0.2119, 0.5761]（不是 0/0）",
+            "[-1e4, -1e4, -9999] → [0.2119, 0.2119, 0.5761] (not 0/0)",
+        ),
+        out,
+        ref_softmax(x),
+        atol=EPS,
+    )
+
+
+@lab.test("softmax_stable：拒绝空输入和 2 维输入", "softmax_stable: rejects empty and 2-D input")
+def softmax_errors(t: TestContext) -> None:
+    t.raises(
+        ("空输入 [0] → ValueError", "empty input [0] → ValueError"),
+        ValueError,
+        "softmax_stable",
+        tensor_from(np.zeros(0, F32)),
+    )
+    t.raises(
+        ("2 维 [2, 3] → ValueError", "2-D [2, 3] → ValueError"),
+        ValueError,
+        "softmax_stable",
+        tensor_from(np.ones((2, 3), F32)),
+    )
+    t.raises(
+        ("只有一行的 2 维 [1, 3] 也 → ValueError", "2-D [1, 3], a single row, → ValueError too"),
+        ValueError,
+        "softmax_stable",
+        tensor_from(np.ones((1, 3), F32)),
+    )
