@@ -5,6 +5,7 @@ are re-exported here so that `from framework import Tensor, softmax` works.
 """
 
 from framework.attention import MASK_VALUE, AttentionCache, MultiHeadAttention, create_causal_mask
+from framework.embedding import Embedding, sinusoidal_table
 from framework.math_ops import (
     gelu,
     matmul,
@@ -28,17 +29,35 @@ from framework.tensor import (
     tensor_randn,
     tensor_zeros,
 )
+from framework.tokenizer import (
+    BOS_ID,
+    BYTE_VOCAB_SIZE,
+    EOS_ID,
+    PAD_ID,
+    UNK_ID,
+    ByteTokenizer,
+    Tokenizer,
+)
 
 __all__ = [
+    "BOS_ID",
+    "BYTE_VOCAB_SIZE",
+    "EOS_ID",
     "MASK_VALUE",
+    "PAD_ID",
+    "UNK_ID",
     "AttentionCache",
+    "ByteTokenizer",
+    "Embedding",
     "MultiHeadAttention",
     "Tensor",
+    "Tokenizer",
     "as_tensor",
     "create_causal_mask",
     "gelu",
     "matmul",
     "matmul_transposed_b",
+    "sinusoidal_table",
     "softmax",
     "softmax_inplace",
     "tensor_argmax",

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from framework.tensor import Tensor
 from grader.codec import Build, Handle
 from grader.compare import compare_allclose, compare_close, describe, fmt, to_array
 from grader.i18n import Text, as_text, tr
@@ -130,6 +131,32 @@ class TestContext:
         if not out.ok:
             raise Abort(*abort_line(name, out))
         return Call(name, out.value, out.args, out.kwargs, out.output, out.seconds)
+
+    def map(
+        self, name: str, calls: Sequence[tuple[Any, ...]], timeout: float | None = None
+    ) -> list[Call]:
+        """Call a student function once per argument tuple, in a single sandbox round trip.
+
+        Returns one `Call` per tuple (its value, and its arguments as they were after all
+        the calls: Tensors passed in several tuples share their storage, so a sweep of
+        in-place writes accumulates). Ends the test like `call` if any call does not
+        return; the report names the input. Use it for sweeps such as all 256 bytes.
+        """
+        out = self.session.map(name, list(calls), timeout=timeout or self.timeout)
+        self.last_output = out.output
+        if not out.ok:
+            status, line = abort_line(name, out)
+            index = (out.exc or {}).get("index")
+            if status is not Status.TODO and isinstance(index, int) and index < len(calls):
+                args = ", ".join(_brief(a) for a in calls[index])
+                line.name = line.name + tr(f"（输入 {args}）", f" (input {args})")
+            raise Abort(status, line)
+        values = out.value if isinstance(out.value, list) else []
+        after = out.args if len(out.args) == len(values) else [list(c) for c in calls]
+        return [
+            Call(name, v, list(a), {}, out.output, out.seconds / max(len(values), 1))
+            for v, a in zip(values, after, strict=True)
+        ]
 
     def method(self, handle: Handle, name: str, *args: Any, **kwargs: Any) -> Call:
         """Call method `name` of an object that lives in the sandbox."""
@@ -299,6 +326,16 @@ class TestContext:
         self.checks.append(
             CheckResult(as_text(name), Status.PASS if ok else Status.FAIL, message, output)
         )
+
+
+def _brief(x: Any) -> str:
+    """A one-line description of an argument, for naming which call of a sweep failed."""
+    if isinstance(x, Handle):
+        return x.type_name.rsplit(".", 1)[-1]
+    if isinstance(x, Tensor | np.ndarray):
+        return f"{type(x).__name__}{list(x.shape)}"
+    text = repr(x)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 _SIGNALS = {9: "SIGKILL", 11: "SIGSEGV", 6: "SIGABRT", 15: "SIGTERM", 25: "SIGXFSZ"}

@@ -288,6 +288,18 @@ class Session:
             timeout,
         )
 
+    def map(
+        self, name: str, calls: list[tuple[Any, ...]], timeout: float | None = None
+    ) -> CallOutcome:
+        """Call student function `name` once per argument tuple, in one round trip.
+
+        The value is the list of results; on the first exception the outcome describes it
+        and `exc["index"]` says which call raised.
+        """
+        return self._request(
+            {"op": "map", "name": name, "calls": [list(c) for c in calls]}, timeout
+        )
+
     def getattr(self, target: codec.Handle, name: str, timeout: float | None = None) -> CallOutcome:
         """Read attribute `name` of an object in the child."""
         return self._request({"op": "getattr", "target": target, "name": name}, timeout)
@@ -434,6 +446,8 @@ def _outcome(
     if reply.get("ok") is True:
         return CallOutcome("ok", value=reply.get("value"), **base)
     exc = _dict(reply.get("exc"))
+    if isinstance(reply.get("index"), int):
+        exc["index"] = reply["index"]
     if reply.get("harness"):
         return CallOutcome("harness", exc=exc, **base)
     if reply.get("missing"):

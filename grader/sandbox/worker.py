@@ -136,6 +136,36 @@ def serve(sock: socket.socket, student_path: str) -> None:
         send_frame(sock, payload)
 
 
+def _map(module: ModuleType, req: dict[str, Any], student_dir: str) -> Any:
+    """Call one student function once per argument tuple; stop at the first exception."""
+    name = req["name"]
+    fn = getattr(module, name, None)
+    if not callable(fn):
+        return {
+            "ok": False,
+            "missing": True,
+            "exc": {
+                "type": "AttributeError",
+                "mro": ["AttributeError"],
+                "message": name,
+                "frames": [],
+            },
+        }
+    values = []
+    calls = req["calls"]
+    for index, args in enumerate(calls):
+        try:
+            values.append(fn(*args))
+        except BaseException as e:
+            return {
+                "ok": False,
+                "index": index,
+                "exc": _exc_info(e, student_dir),
+                "todo": isinstance(e, NotImplementedError),
+            }
+    return {"ok": True, "value": values, "args": calls}
+
+
 def _handle(frame: bytes, module: ModuleType, handles: _Handles, student_dir: str) -> Any:
     try:
         req = codec.loads(frame, resolve_handle=handles.get, build=_build)
@@ -144,6 +174,8 @@ def _handle(frame: bytes, module: ModuleType, handles: _Handles, student_dir: st
             return {"ok": True, "value": getattr(req["target"], req["name"])}
         if op == "build":
             return {"ok": True, "value": req["target"]}
+        if op == "map":
+            return _map(module, req, student_dir)
         if op != "call":
             raise codec.CodecError(f"unknown op {op!r}")
         target, name = req["target"], req["name"]

@@ -57,8 +57,10 @@ def as_number(value: Any) -> float | None:
 def every_cell(t: TestContext, name: tuple[str, str], tensor: Tensor, want: np.ndarray) -> None:
     """One check: tensor_get at every index of `tensor` equals `want` exactly."""
     got = np.full(tensor.shape, np.nan)
-    for idx in np.ndindex(*tensor.shape):
-        value = t.call("tensor_get", tensor, idx).value
+    indices = list(np.ndindex(*tensor.shape))
+    calls = t.map("tensor_get", [(tensor, idx) for idx in indices])
+    for idx, call in zip(indices, calls, strict=True):
+        value = call.value
         number = as_number(value)
         if number is None:
             t.check(
@@ -229,8 +231,7 @@ def set_c_check(t: TestContext) -> None:
         ),
     )
     tt = call.args[0]
-    for idx in list(np.ndindex(2, 3))[1:]:
-        tt = t.call("tensor_set", tt, idx, 7.0).args[0]
+    tt = t.map("tensor_set", [(tt, idx, 7.0) for idx in list(np.ndindex(2, 3))[1:]])[-1].args[0]
     t.allclose(
         ("每格写入 7.0 后，每格都是 7.0", "after writing 7.0 into every cell, every cell is 7.0"),
         tt,
@@ -245,8 +246,8 @@ def set_c_check(t: TestContext) -> None:
 )
 def set_distinct(t: TestContext) -> None:
     tt = tensor_from(np.zeros((3, 4), F32))
-    for k, idx in enumerate(np.ndindex(3, 4)):
-        tt = t.call("tensor_set", tt, idx, 100.0 + k).args[0]
+    sweep = [(tt, idx, 100.0 + k) for k, idx in enumerate(np.ndindex(3, 4))]
+    tt = t.map("tensor_set", sweep)[-1].args[0]
     t.allclose(
         (
             "第 k 格（行主序）写 100 + k：每个值落在自己的格子",

@@ -1,0 +1,276 @@
+"""Lab02 checks: byte → id, id → byte, and the UTF-8 round trip.
+
+Read freely; do not edit. Every call into your `student.py` runs in a separate sandbox
+process, and every value is compared here, in the grader, against the framework's
+`ByteTokenizer`. All values are exact integers or strings: there are no tolerances in this
+lab. Random texts use fixed seeds; a failure prints the seed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from framework.tokenizer import ByteTokenizer
+from grader.dsl import Lab, TestContext
+from grader.i18n import Text, tr
+
+lab = Lab("lab02", "字符级 Tokenizer", "Byte-level tokenizer")
+
+REF = ByteTokenizer()  # the framework's tokenizer, in the grader's process
+TOKENIZER = "framework.tokenizer:ByteTokenizer"
+# For one check, the sandbox's tokenizer has these methods switched off (set to None).
+SWITCHED_OFF = {"encode": None, "decode": None, "token_bytes": None}
+
+
+def short(x: Any) -> str:
+    """repr of a value, cut to 120 characters."""
+    text = repr(x)
+    return text if len(text) <= 120 else text[:120] + "…"
+
+
+def first_diff(got: list[Any], want: list[Any], where: str, start: int = 0) -> Text:
+    """Explain where two lists first differ; `where` names position k, e.g. "ids[{}]"."""
+    for k, (g, w) in enumerate(zip(got, want, strict=False)):
+        if type(g) is not type(w) or g != w:
+            at = where.format(start + k)
+            return tr(
+                f"{at}：期望 {short(w)}，实际 {short(g)}",
+                f"at {at}: expected {short(w)}, got {short(g)}",
+            )
+    return tr(
+        f"期望 {len(want)} 个值，实际 {len(got)} 个", f"expected {len(want)} values, got {len(got)}"
+    )
+
+
+def same(got: list[Any], want: list[Any]) -> bool:
+    """Equal lists with equal element types: 69.0 is not the id 69, 0 is not None."""
+    return len(got) == len(want) and all(
+        type(g) is type(w) and g == w for g, w in zip(got, want, strict=True)
+    )
+
+
+def split_pair(value: Any) -> tuple[list[int] | None, str | None]:
+    """(ids, text) from roundtrip's return value, or None for a part of the wrong type."""
+    if not isinstance(value, tuple | list) or len(value) != 2:
+        return None, None
+    ids, text = value
+    ok_ids = isinstance(ids, list | tuple | np.ndarray) and all(
+        isinstance(i, int | np.integer) and not isinstance(i, bool) for i in ids
+    )
+    return ([int(i) for i in ids] if ok_ids else None), (text if isinstance(text, str) else None)
+
+
+def check_roundtrip(t: TestContext, tok: Any, text: str, label: str) -> None:
+    """Two checks: the ids are text's UTF-8 bytes + 4, and the decoded text is `text`."""
+    value = t.call("roundtrip", tok, text).value
+    ids, back = split_pair(value)
+    want = REF.encode(text)
+    t.check(
+        (
+            f"{label}：ids = 它的 UTF-8 字节 + 4（{len(want)} 个）",
+            f"{label}: ids = its UTF-8 bytes + 4 ({len(want)} ids)",
+        ),
+        ids == want,
+        first_diff(ids, want, "ids[{}]")
+        if ids is not None
+        else tr(
+            f"ids 应是 int 列表，实际 {short(value)}",
+            f"ids must be a list of ints, got {short(value)}",
+        ),
+    )
+    t.check(
+        (f"{label}：解码后还原为原文", f"{label}: decodes back to the same text"),
+        back == text,
+        tr(
+            f"期望 {short(text)}，实际 {short(back if back is not None else value)}",
+            f"expected {short(text)}, got {short(back if back is not None else value)}",
+        ),
+    )
+
+
+@lab.test("encode_byte：已知字节", "encode_byte: known bytes")
+def encode_known(t: TestContext) -> None:
+    tok = t.build(TOKENIZER)
+    for b, name in ((72, "'H' (72)"), (105, "'i' (105)"), (0, "NUL (0)"), (255, "0xff (255)")):
+        got = t.call("encode_byte", tok, b).value
+        t.equal((f"{name} → {b + 4}", f"{name} → {b + 4}"), got, b + 4)
+
+
+@lab.test("encode_byte：全部 256 个字节值", "encode_byte: all 256 byte values")
+def encode_all_bytes(t: TestContext) -> None:
+    tok = t.build(TOKENIZER)
+    got = [c.value for c in t.map("encode_byte", [(tok, b) for b in range(256)])]
+    want = [b + 4 for b in range(256)]
+    t.check(
+        ("每个字节 b（0–255）→ b + 4", "every byte b (0–255) → b + 4"),
+        same(got, want),
+        first_diff(got, want, "b = {}"),
+    )
+
+
+@lab.test("encode_byte：拒绝越界与非整数", "encode_byte: rejects out-of-range and non-int")
+def encode_errors(t: TestContext) -> None:
+    tok = t.build(TOKENIZER)
+    t.raises(("b = -1 → ValueError", "b = -1 → ValueError"), ValueError, "encode_byte", tok, -1)
+    t.raises(("b = 256 → ValueError", "b = 256 → ValueError"), ValueError, "encode_byte", tok, 256)
+    t.raises(
+        ("b = 65.0（浮点数）→ TypeError", "b = 65.0 (a float) → TypeError"),
+        TypeError,
+        "encode_byte",
+        tok,
+        65.0,
+    )
+    t.raises(
+        ("b = 'A'（字符串）→ TypeError", "b = 'A' (a str) → TypeError"),
+        TypeError,
+        "encode_byte",
+        tok,
+        "A",
+    )
+
+
+@lab.test("decode_id：已知 id，NUL 不是特殊 token", "decode_id: known ids; NUL is not a special")
+def decode_known(t: TestContext) -> None:
+    tok = t.build(TOKENIZER)
+    for i, b, name in ((76, 72, "'H'"), (109, 105, "'i'"), (4, 0, "NUL"), (259, 255, "0xff")):
+        got = t.call("decode_id", tok, i).value
+        t.equal((f"{i} → {b}（{name}）", f"{i} → {b} ({name})"), got, b)
+
+
+@lab.test("decode_id：全部 260 个 id", "decode_id: all 260 ids")
+def decode_all_ids(t: TestContext) -> None:
+    tok = t.build(TOKENIZER)
+    got = [c.value for c in t.map("decode_id", [(tok, i) for i in range(REF.vocab_size)])]
+    t.check(
+        ("id 0–3（PAD、UNK、BOS、EOS）→ None", "ids 0–3 (PAD, UNK, BOS, EOS) → None"),
+        same(got[:4], [None] * 4),
+        first_diff(got[:4], [None] * 4, "id {}"),
+    )
+    want = list(range(256))
+    t.check(
+        ("每个 id 4–259 → id − 4", "every id 4–259 → id − 4"),
+        same(got[4:], want),
+        first_diff(got[4:], want, "id {}", start=4),
+    )
+
+
+@lab.test("decode_id：拒绝越界 id", "decode_id: rejects out-of-range ids")
+def decode_errors(t: TestContext) -> None:
+    tok = t.build(TOKENIZER)
+    t.raises(("id = -1 → ValueError", "id = -1 → ValueError"), ValueError, "decode_id", tok, -1)
+    t.raises(
+        ("id = 260（= vocab_size）→ ValueError", "id = 260 (= vocab_size) → ValueError"),
+        ValueError,
+        "decode_id",
+        tok,
+        REF.vocab_size,
+    )
+
+
+@lab.test("roundtrip：ASCII 文本", "roundtrip: ASCII text")
+def roundtrip_ascii(t: TestContext) -> None:
+    tok = t.build(TOKENIZER)
+    value = t.call("roundtrip", tok, "Hello").value
+    ids, back = split_pair(value)
+    t.check(
+        ("返回 (ids, text)：int 列表和 str", "returns (ids, text): a list of ints and a str"),
+        ids is not None and back is not None,
+        tr(
+            f"期望 (list[int], str)，实际 {short(value)}",
+            f"expected (list[int], str), got {short(value)}",
+        ),
+    )
+    t.equal(
+        ("'Hello' → ids [76, 105, 112, 112, 115]", "'Hello' → ids [76, 105, 112, 112, 115]"),
+        ids,
+        REF.encode("Hello"),
+    )
+    t.equal(("'Hello' 解码后还是 'Hello'", "'Hello' decodes back to 'Hello'"), back, "Hello")
+
+
+@lab.test("roundtrip：中文与 emoji", "roundtrip: Chinese and emoji")
+def roundtrip_unicode(t: TestContext) -> None:
+    tok = t.build(TOKENIZER)
+    check_roundtrip(t, tok, "你好，世界", "'你好，世界'")
+    check_roundtrip(t, tok, "🙂", "'🙂'")
+    check_roundtrip(t, tok, "GPT 说：hi 👋", "'GPT 说：hi 👋'")
+
+
+@lab.test("roundtrip：空串与 NUL 字节", "roundtrip: empty text and the NUL byte")
+def roundtrip_edge(t: TestContext) -> None:
+    tok = t.build(TOKENIZER)
+    value = t.call("roundtrip", tok, "").value
+    t.check(
+        ("'' → ([], '')", "'' → ([], '')"),
+        split_pair(value) == ([], ""),
+        tr(f"期望 ([], '')，实际 {short(value)}", f"expected ([], ''), got {short(value)}"),
+    )
+    check_roundtrip(t, tok, "a\x00b", "'a\\x00b'")
+    check_roundtrip(t, tok, "".join(map(chr, range(128))), "ASCII 0–127")
+
+
+@lab.test(
+    "roundtrip 只用你自己的函数",
+    "roundtrip uses only your own functions",
+    requires=[roundtrip_ascii, roundtrip_unicode, roundtrip_edge],
+)
+def roundtrip_own(t: TestContext) -> None:
+    # roundtrip already passed with a normal tokenizer; only the switched-off methods differ
+    tok = t.build(TOKENIZER, attrs=SWITCHED_OFF)
+    text = "Hi 你好"
+    out = t.attempt("roundtrip", tok, text)
+    exc = out.exc or {}
+    got = f"{exc.get('type')}: {exc.get('message')}" if out.exc else short(out.value)
+    t.check(
+        (
+            "tok.encode / decode / token_bytes 被关掉时结果不变",
+            "same result with tok.encode / decode / token_bytes switched off",
+        ),
+        out.ok and split_pair(out.value) == (REF.encode(text), text),
+        tr(
+            "roundtrip 要用你的 encode_byte 和 decode_id，不要调用 tok.encode、tok.decode "
+            f"或 tok.token_bytes（这一项把它们设成了 None）。得到：{got}",
+            "roundtrip must use your encode_byte and decode_id, not tok.encode, tok.decode "
+            f"or tok.token_bytes (this check sets them to None). Got: {got}",
+        ),
+    )
+
+
+@lab.test(
+    "roundtrip：随机文本", "roundtrip: random texts", requires=[encode_all_bytes, decode_all_ids]
+)
+def roundtrip_random(t: TestContext) -> None:
+    rng = t.rng(2002)
+    # code point ranges: control, ASCII, Latin-1, CJK, emoji (1, 1, 2, 3 and 4 UTF-8 bytes)
+    pools = [(0x00, 0x20), (0x20, 0x7F), (0xA0, 0x100), (0x4E00, 0x9FA6), (0x1F300, 0x1F650)]
+    texts = []
+    for _ in range(20):
+        n = int(rng.integers(0, 13))
+        picks = [pools[int(rng.integers(len(pools)))] for _ in range(n)]
+        texts.append("".join(chr(int(rng.integers(lo, hi))) for lo, hi in picks))
+    tok = t.build(TOKENIZER)
+    outs = [split_pair(c.value) for c in t.map("roundtrip", [(tok, s) for s in texts])]
+    bad_ids = [(s, ids) for s, (ids, _) in zip(texts, outs, strict=True) if ids != REF.encode(s)]
+    bad_text = [(s, back) for s, (_, back) in zip(texts, outs, strict=True) if back != s]
+    n_ids, n_text = len(bad_ids), len(bad_text)
+    s, ids = bad_ids[0] if bad_ids else ("", [])
+    t.check(
+        (
+            "20 段随机文本：ids 都等于 UTF-8 字节 + 4",
+            "20 random texts: ids are the UTF-8 bytes + 4",
+        ),
+        not bad_ids,
+        tr(f"{n_ids} 段不对；{short(s)} 的 ", f"{n_ids} wrong; for {short(s)}, ")
+        + first_diff(ids or [], REF.encode(s), "ids[{}]"),
+    )
+    s, back = bad_text[0] if bad_text else ("", "")
+    t.check(
+        ("20 段随机文本：都还原为原文", "20 random texts: each decodes back to itself"),
+        not bad_text,
+        tr(
+            f"{n_text} 段不对；期望 {short(s)}，实际 {short(back)}",
+            f"{n_text} wrong; expected {short(s)}, got {short(back)}",
+        ),
+    )

@@ -1,0 +1,396 @@
+"""Lab03 checks: sinusoidal positional encoding, embedding lookup + PE, and its backward.
+
+Read freely; do not edit. Every call into your `student.py` runs in a separate sandbox
+process, and every value is compared here, in the grader. The `Embedding` your functions
+receive lives in that sandbox too; an identical one is built here to compute the expected
+values. Tolerances are written at each check with the reason. Random inputs use fixed
+seeds; a failure prints the seed.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from framework.embedding import Embedding
+from framework.tensor import tensor_from, tensor_zeros
+from grader.compare import to_array
+from grader.dsl import Lab, TestContext
+
+lab = Lab("lab03", "词嵌入与位置编码", "Embeddings and positional encoding")
+
+F32 = np.float32
+EMBEDDING = "framework.embedding:Embedding"
+# float32 arithmetic at pos <= 1000 loses up to 6e-5 (the angle carries pos·ulp); the
+# frequency bugs this lab is about are off by more than 2e-3 at every probe below
+PE_TOL = 1e-4
+# outputs at positions < 128: float32 PE is within 5e-6 of float64, plus one rounding of
+# token + PE; a missing or misplaced term is off by 1e-2 or more
+OUT_TOL = 1e-5
+
+
+def ref_pe(pos: int, dim: int, hidden_dim: int) -> float:
+    """The formula, in float64: i = dim // 2 shares one frequency between 2i and 2i + 1."""
+    angle = pos / 10000.0 ** (2 * (dim // 2) / hidden_dim)
+    return math.sin(angle) if dim % 2 == 0 else math.cos(angle)
+
+
+def ref_pe_rows(seq_len: int, hidden_dim: int) -> np.ndarray:
+    return np.array(
+        [[ref_pe(p, d, hidden_dim) for d in range(hidden_dim)] for p in range(seq_len)]
+    )  # (S, H)
+
+
+def ref_forward(table: np.ndarray, ids: list[int]) -> np.ndarray:
+    return table[ids].astype(np.float64) + ref_pe_rows(len(ids), table.shape[1])  # (S, H)
+
+
+def ref_backward(vocab_size: int, ids: list[int], grad: np.ndarray) -> np.ndarray:
+    out = np.zeros((vocab_size, grad.shape[1]))
+    np.add.at(out, ids, grad.astype(np.float64))  # (V, H)
+    return out
+
+
+def sandbox_embedding(
+    t: TestContext, table: np.ndarray, max_seq_len: int, zero_positions: bool = False
+) -> Any:
+    """An Embedding in the sandbox whose token table is `table` [V, H]."""
+    v, h = table.shape
+    attrs: dict[str, Any] = {"token_embedding": tensor_from(table)}
+    if zero_positions:
+        attrs["position_embedding"] = tensor_zeros((max_seq_len, h))
+    return t.build(EMBEDDING, v, h, max_seq_len, attrs=attrs)
+
+
+def random_table(t: TestContext, seed: int, shape: tuple[int, int], std: float) -> np.ndarray:
+    return t.rng(seed).normal(0.0, std, size=shape).astype(F32)
+
+
+def as_rows(value: Any, shape: tuple[int, int]) -> np.ndarray:
+    """A student's output as a float64 array of `shape`; NaN (which never passes) otherwise."""
+    arr = to_array(value)
+    return arr if arr is not None and arr.shape == shape else np.full(shape, np.nan)
+
+
+def pe_value(t: TestContext, pos: int, dim: int, hidden_dim: int) -> Any:
+    return t.call("pe_sinusoidal", pos, dim, hidden_dim).value
+
+
+@lab.test("pe_sinusoidal：位置 0 与位置 1", "pe_sinusoidal: positions 0 and 1")
+def pe_position_zero(t: TestContext) -> None:
+    row = [pe_value(t, 0, d, 64) for d in range(64)]
+    t.allclose(
+        (
+            "PE(0, d, 64) 对 d = 0..63 是 [0, 1, 0, 1, …]",
+            "PE(0, d, 64) for d = 0..63 is [0, 1, 0, 1, …]",
+        ),
+        row,
+        [d % 2 for d in range(64)],
+        atol=PE_TOL,
+    )
+    t.close(
+        ("PE(1, 0, 64) = sin(1) ≈ 0.841471", "PE(1, 0, 64) = sin(1) ≈ 0.841471"),
+        pe_value(t, 1, 0, 64),
+        math.sin(1.0),
+        atol=PE_TOL,
+    )
+    t.close(
+        ("PE(1, 1, 64) = cos(1) ≈ 0.540302", "PE(1, 1, 64) = cos(1) ≈ 0.540302"),
+        pe_value(t, 1, 1, 64),
+        math.cos(1.0),
+        atol=PE_TOL,
+    )
+
+
+@lab.test(
+    "pe_sinusoidal：高维的频率、大位置、奇数 H",
+    "pe_sinusoidal: frequencies of high dims, large positions, odd H",
+)
+def pe_frequencies(t: TestContext) -> None:
+    probes = [
+        (
+            (10, 2, 64),
+            (
+                "PE(10, 2, 64) = sin(10 / 10000^(2/64)) ≈ 0.9376",
+                "PE(10, 2, 64) = sin(10 / 10000^(2/64)) ≈ 0.9376",
+            ),
+        ),
+        (
+            (50, 21, 64),
+            (
+                "PE(50, 21, 64)：奇数维 21 与 20 共用 i = 10 ≈ -0.9461",
+                "PE(50, 21, 64): odd dim 21 shares i = 10 with dim 20 ≈ -0.9461",
+            ),
+        ),
+        (
+            (1000, 63, 64),
+            (
+                "PE(1000, 63, 64)：最慢的频率、大位置 ≈ 0.9911",
+                "PE(1000, 63, 64): the slowest frequency, a large position ≈ 0.9911",
+            ),
+        ),
+        (
+            (100, 5, 7),
+            (
+                "PE(100, 5, 7)：H = 7 是奇数 ≈ 0.8688",
+                "PE(100, 5, 7): odd hidden size H = 7 ≈ 0.8688",
+            ),
+        ),
+        (
+            (3, 6, 7),
+            (
+                "PE(3, 6, 7)：H 为奇数时最后一维是 sin ≈ 0.0011",
+                "PE(3, 6, 7): with an odd H the last dim is a sine ≈ 0.0011",
+            ),
+        ),
+    ]
+    for (pos, dim, h), name in probes:
+        t.close(name, pe_value(t, pos, dim, h), ref_pe(pos, dim, h), atol=PE_TOL)
+    rng = t.rng(303)
+    got, want = [], []
+    for _ in range(24):
+        h = int(rng.choice([8, 9, 16, 64, 128]))
+        pos, dim = int(rng.integers(0, 1001)), int(rng.integers(0, h))
+        got.append(pe_value(t, pos, dim, h))
+        want.append(ref_pe(pos, dim, h))
+    t.allclose(
+        ("24 个随机 (pos, dim, H)，pos ≤ 1000", "24 random (pos, dim, H) probes, pos ≤ 1000"),
+        got,
+        want,
+        atol=PE_TOL,
+    )
+
+
+@lab.test(
+    "embedding_forward：词向量行 + 该位置的 PE",
+    "embedding_forward: token row + PE of its position",
+    requires=[pe_position_zero, pe_frequencies],
+)
+def forward_values(t: TestContext) -> None:
+    table = random_table(t, 3003, (50, 8), 0.5)
+    emb = sandbox_embedding(t, table, 16)
+    ids = [3, 17, 3, 49, 0, 17, 8]
+    out = t.call("embedding_forward", emb, ids).value
+    t.shape(("7 个 id、H = 8 → 形状 [7, 8]", "7 ids, H = 8 → shape [7, 8]"), out, (7, 8))
+    t.allclose(
+        (
+            "out[pos] = token_embedding[ids[pos]] + PE(pos)（id 有重复、不按顺序）",
+            "out[pos] = token_embedding[ids[pos]] + PE(pos) (repeated, unordered ids)",
+        ),
+        out,
+        ref_forward(table, ids),
+        atol=OUT_TOL,
+    )
+    t.unchanged(
+        ("emb.token_embedding 没有被修改", "emb.token_embedding is left unchanged"),
+        table,
+        t.getattr(emb, "token_embedding"),
+    )
+    reference = Embedding(50, 8, 16)
+    reference.token_embedding = tensor_from(table)
+    out = t.call("embedding_forward", emb, [49]).value
+    t.allclose(
+        (
+            "只有一个 token：等于框架的 Embedding.forward([49])",
+            "a single token: equals the framework's Embedding.forward([49])",
+        ),
+        out,
+        reference.forward([49]).numpy(),
+        atol=OUT_TOL,
+    )
+
+
+@lab.test(
+    "embedding_forward：位置与 token 都能区分",
+    "embedding_forward: positions and tokens both tell apart",
+    requires=[pe_position_zero, pe_frequencies],
+)
+def forward_distinguishes(t: TestContext) -> None:
+    # the course's sizes (V 260, H 64, max_seq_len 128); 'H' is byte 72 → id 76, 'i' → 109
+    table = random_table(t, 76, (260, 64), 0.02)
+    emb = sandbox_embedding(t, table, 128)
+    out = t.call("embedding_forward", emb, [76, 76, 76]).value
+    t.shape(("3 个 id、H = 64 → 形状 [3, 64]", "3 ids, H = 64 → shape [3, 64]"), out, (3, 64))
+    rows, pe = as_rows(out, (3, 64)), ref_pe_rows(3, 64)
+    # a difference of two outputs: twice the output tolerance
+    t.allclose(
+        (
+            "同一 token（76）在位置 0 和 2：两行之差正好是 PE(2) − PE(0)",
+            "the same token (76) at positions 0 and 2: rows differ by exactly PE(2) − PE(0)",
+        ),
+        rows[2] - rows[0],
+        pe[2] - pe[0],
+        atol=2 * OUT_TOL,
+    )
+    a = as_rows(t.call("embedding_forward", emb, [76]).value, (1, 64))
+    b = as_rows(t.call("embedding_forward", emb, [109]).value, (1, 64))
+    # a difference of two outputs: twice the output tolerance
+    t.allclose(
+        (
+            "不同 token（76 与 109）都在位置 0：两行之差正好是两个词向量之差",
+            "different tokens (76, 109) both at position 0: rows differ by exactly "
+            "table[76] − table[109]",
+        ),
+        a[0] - b[0],
+        table[76].astype(np.float64) - table[109],
+        atol=2 * OUT_TOL,
+    )
+
+
+@lab.test(
+    "embedding_forward：自己算 PE，不读 emb.position_embedding",
+    "embedding_forward: computes PE itself, not from emb.position_embedding",
+    requires=[pe_position_zero, pe_frequencies],
+)
+def forward_own_pe(t: TestContext) -> None:
+    table = random_table(t, 3033, (50, 8), 0.5)
+    emb = sandbox_embedding(t, table, 16, zero_positions=True)
+    ids = [5, 4, 3, 2, 1]
+    out = t.call("embedding_forward", emb, ids).value
+    t.allclose(
+        (
+            "emb.position_embedding 被清零后，输出仍含 pe_sinusoidal 的 PE",
+            "with emb.position_embedding zeroed, the output still holds pe_sinusoidal's PE",
+        ),
+        out,
+        ref_forward(table, ids),
+        atol=OUT_TOL,
+    )
+
+
+@lab.test(
+    "embedding_forward：拒绝越界的 id 和过长的序列",
+    "embedding_forward: rejects out-of-range ids and too-long sequences",
+)
+def forward_errors(t: TestContext) -> None:
+    table = random_table(t, 3004, (50, 8), 0.5)
+    emb = sandbox_embedding(t, table, 16)
+    t.raises(
+        ("id = 50 = vocab_size → ValueError", "id = 50 = vocab_size → ValueError"),
+        ValueError,
+        "embedding_forward",
+        emb,
+        [1, 50, 2],
+    )
+    t.raises(
+        (
+            "id = -1 → ValueError（numpy 会悄悄取最后一行）",
+            "id = -1 → ValueError (numpy would quietly take the last row)",
+        ),
+        ValueError,
+        "embedding_forward",
+        emb,
+        [1, -1, 2],
+    )
+    t.raises(
+        ("17 个 id > max_seq_len = 16 → ValueError", "17 ids > max_seq_len = 16 → ValueError"),
+        ValueError,
+        "embedding_forward",
+        emb,
+        [7] * 17,
+    )
+    ids = [i % 50 for i in range(0, 80, 5)]
+    out = t.attempt("embedding_forward", emb, ids)
+    message = str((out.exc or {}).get("message", ""))
+    t.check(
+        ("正好 16 = max_seq_len 个 id 是允许的", "exactly 16 = max_seq_len ids are allowed"),
+        out.ok,
+        (f"不应报错，实际抛出：{message}", f"must not raise, but raised: {message}"),
+    )
+    if out.ok:
+        t.allclose(
+            ("16 个 id 的结果正确", "the result for 16 ids is right"),
+            out.value,
+            ref_forward(table, ids),
+            atol=OUT_TOL,
+        )
+
+
+@lab.test("embedding_backward：重复的 id 梯度累加", "embedding_backward: repeated ids accumulate")
+def backward_repeated(t: TestContext) -> None:
+    table = (np.arange(400, dtype=F32) / 400).reshape(50, 8)  # the values play no part
+    emb = sandbox_embedding(t, table, 16)
+    ids = [0, 2, 2]
+    grad = t.call("embedding_backward", emb, ids, tensor_from(np.ones((3, 8), F32))).value
+    t.shape(
+        ("梯度形状是词表的形状 [50, 8]", "the gradient has the table's shape [50, 8]"),
+        grad,
+        (50, 8),
+    )
+    arr = to_array(grad)
+    if arr is not None and arr.shape == (50, 8):  # else the shape check above says why
+        # sums of ones are exact in float32
+        t.allclose(
+            (
+                "ids [0, 2, 2]、grad_out 全 1：第 2 行出现两次 → 2",
+                "ids [0, 2, 2], grad_out all ones: row 2 appears twice → 2",
+            ),
+            arr[2],
+            np.full(8, 2.0),
+            atol=0.0,
+        )
+        t.allclose(("第 1 行没出现 → 0", "row 1 never appears → 0"), arr[1], np.zeros(8), atol=0.0)
+    t.allclose(
+        (
+            "整个梯度：第 0 行为 1、第 2 行为 2、其余为 0",
+            "the whole gradient: 1 in row 0, 2 in row 2, 0 elsewhere",
+        ),
+        grad,
+        ref_backward(50, ids, np.ones((3, 8))),
+        atol=0.0,
+    )
+    g = t.rng(3006).standard_normal((7, 8)).astype(F32)
+    ids = [3, 17, 3, 49, 0, 17, 8]
+    grad = t.call("embedding_backward", emb, ids, tensor_from(g)).value
+    # each cell sums at most two float32 values of order 1: a few ulps
+    t.allclose(
+        (
+            "随机 grad_out [7, 8]，id 有重复：等于 scatter-add",
+            "random grad_out [7, 8] with repeated ids: equals the scatter-add",
+        ),
+        grad,
+        ref_backward(50, ids, g),
+        atol=1e-6,
+    )
+
+
+@lab.test(
+    "embedding_backward：与有限差分一致",
+    "embedding_backward: agrees with finite differences",
+    requires=[forward_values],
+)
+def backward_gradcheck(t: TestContext) -> None:
+    rng = t.rng(3007)
+    table = rng.normal(0.0, 0.5, size=(50, 8)).astype(F32)
+    ids = [0, 2, 2, 5]
+    g = rng.standard_normal((4, 8))  # loss = Σ forward(ids) ⊙ G
+
+    def loss(w: np.ndarray) -> float:
+        out = t.call("embedding_forward", sandbox_embedding(t, w, 16), ids).value
+        return float(np.sum(as_rows(out, (4, 8)) * g))
+
+    eps = 1e-2
+    entries = [(2, 3), (1, 0), (0, 7), (5, 4)]
+    numeric = []
+    for r, c in entries:
+        plus, minus = table.copy(), table.copy()
+        plus[r, c] += eps
+        minus[r, c] -= eps
+        step = float(plus[r, c]) - float(minus[r, c])  # the float32 step actually taken
+        numeric.append((loss(plus) - loss(minus)) / step)
+    emb = sandbox_embedding(t, table, 16)
+    grad = t.call("embedding_backward", emb, ids, tensor_from(g.astype(F32))).value
+    arr = as_rows(grad, (50, 8))
+    analytic = [arr[r, c] for r, c in entries]
+    # the loss is linear in W: only float32 rounding of the perturbed cells remains (≈ 3e-6)
+    t.allclose(
+        (
+            "(L(W+ε) − L(W−ε)) / 2ε 在 4 个元素上等于 embedding_backward 的梯度",
+            "(L(W+ε) − L(W−ε)) / 2ε at 4 entries equals embedding_backward's gradient",
+        ),
+        analytic,
+        numeric,
+        atol=1e-4,
+    )
