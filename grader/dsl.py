@@ -129,7 +129,7 @@ class TestContext:
         """Call a student function; end the test unless it returns normally."""
         out = self.attempt(name, *args, timeout=timeout, **kwargs)
         if not out.ok:
-            raise Abort(*abort_line(name, out))
+            raise Abort(*abort_line(name, out, args))
         return Call(name, out.value, out.args, out.kwargs, out.output, out.seconds)
 
     def map(
@@ -163,7 +163,7 @@ class TestContext:
         out = self.session.call(name, *args, target=handle, timeout=self.timeout, **kwargs)
         self.last_output = out.output
         if not out.ok:
-            raise Abort(*abort_line(name, out))
+            raise Abort(*abort_line(name, out, args))
         return Call(name, out.value, out.args, out.kwargs, out.output, out.seconds)
 
     def build(
@@ -314,7 +314,7 @@ class TestContext:
                     f"expected {want} to be raised, but the call returned {fmt(out.value)}",
                 ),
             )
-        raise Abort(*abort_line(fn, out))
+        raise Abort(*abort_line(fn, out, args))
 
     def _record(self, name: Name, ok: bool, message: Text | None) -> None:
         if not ok and self.seeds and message is not None:
@@ -350,10 +350,16 @@ def _where(exc: dict[str, Any]) -> tuple[str, str]:
     return "\n" + text, "\n" + text
 
 
-def abort_line(name: str, out: CallOutcome) -> tuple[Status, CheckResult]:
-    """The status and report line for a call that did not return normally."""
+def abort_line(
+    name: str, out: CallOutcome, args: Sequence[Any] | None = None
+) -> tuple[Status, CheckResult]:
+    """The status and report line for a call that did not return normally.
+
+    With `args`, the line names the call with a short form of its arguments
+    (``attention_scores(Tensor[3, 2], Tensor[4, 2], 0.25)``) so it can be reproduced.
+    """
     exc = out.exc or {}
-    call = f"{name}(...)"
+    call = f"{name}({', '.join(_brief(a) for a in args)})" if args is not None else f"{name}(...)"
     if out.kind == "todo":
         return Status.TODO, CheckResult(
             tr(f"{name} 还没有实现", f"{name} is not implemented yet"),

@@ -9,19 +9,32 @@ A TASK.md quotes two runs of its lab: the stubs ("baseline") and the reference s
     ```
     <!-- /verify:baseline -->
 
-`TASK.md` quotes the Chinese report, `TASK.en.md` the English one. Run
-``python -m grader.handouts`` to list drift (exit 1 if any) and
+`TASK.md` quotes the Chinese report, `TASK.en.md` the English one. Two more kinds of
+block keep the rest of a handout's output honest:
+
+- ``<!-- verify:excerpt impl=PATH tests=2,3 lines=12 -->`` before a ```text block: those
+  tests' lines of the report for the implementation at PATH (relative to the course root),
+  cut after `lines` lines if given.
+- ``<!-- verify:script -->`` before a ```bash block that feeds Python to
+  ``python - <<'EOF'``: the next ```text block is that script's stdout when `student` is the
+  reference solution. ``<!-- verify:script shape -->`` compares with every number masked,
+  for output such as timings that differs from run to run.
+
+Run ``python -m grader.handouts`` to list drift (exit 1 if any) and
 ``python -m grader.handouts --write`` to rewrite the blocks from fresh runs.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
-from grader.labs import LabInfo, all_labs, load_lab, resolve_lab
-from grader.report import render_plain
+from grader.labs import LabInfo, all_labs, course_root, load_lab, resolve_lab
+from grader.report import render_lines, render_plain
 from grader.runner import run_tests
 from grader.sandbox.client import Sandbox
 
@@ -72,9 +85,137 @@ def sync_lab(info: LabInfo, sandbox: Sandbox, write: bool = False) -> list[str]:
             return m.group(1) + fresh + m.group(4)
 
         new = _BLOCK.sub(replace, text)
+        new = _sync_marked(new, path, lang, info, sandbox, problems)
         if write and new != text:
             path.write_text(new, encoding="utf-8")
     return problems
+
+
+_MARKER = re.compile(r"^(?P<indent>[ ]*)<!-- verify:(?P<kind>script|excerpt)(?P<opts>[^>]*)-->$")
+_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
+
+
+@dataclass
+class _Fence:
+    start: int  # index of the opening fence line
+    end: int  # index of the closing fence line
+    body: list[str]  # lines inside, indentation removed
+
+
+def _fence(lines: list[str], after: int, indent: str, lang: str) -> _Fence | None:
+    """The next ```lang block at this indentation after line `after`, if no other fence or
+    marker comes first."""
+    for i in range(after + 1, len(lines)):
+        stripped = lines[i].strip()
+        if lines[i] != f"{indent}```{lang}" and (
+            stripped.startswith("```") or stripped.startswith("<!-- verify:")
+        ):
+            return None
+        if lines[i] == f"{indent}```{lang}":
+            for j in range(i + 1, len(lines)):
+                if lines[j] == f"{indent}```":
+                    body = [
+                        ln[len(indent) :] if ln.startswith(indent) else ln.lstrip()
+                        for ln in lines[i + 1 : j]
+                    ]
+                    return _Fence(i, j, body)
+            return None
+    return None
+
+
+def _heredoc(body: list[str]) -> str | None:
+    """The Python between ``python - <<'EOF'`` and ``EOF`` in a bash block."""
+    for i, line in enumerate(body):
+        if "<<'EOF'" in line:
+            end = body.index("EOF", i + 1) if "EOF" in body[i + 1 :] else None
+            return None if end is None else "\n".join(body[i + 1 : end]) + "\n"
+    return None
+
+
+def _run_script(code: str, info: LabInfo) -> str:
+    """Run a handout snippet with `student` resolved to the lab's reference solution."""
+    root = course_root()
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(root),
+        "PYTHONHASHSEED": "0",
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+    }
+    proc = subprocess.run(
+        [sys.executable, "-"],
+        input=code,
+        capture_output=True,
+        text=True,
+        cwd=info.solution.parent,
+        env=env,
+        timeout=120,
+    )
+    if proc.returncode != 0:
+        return f"<script failed with exit {proc.returncode}>\n{proc.stderr[-2000:]}"
+    return proc.stdout
+
+
+def _excerpt(info: LabInfo, sandbox: Sandbox, lang: str, opts: dict[str, str]) -> str:
+    impl = course_root() / opts.get("impl", "")
+    if not impl.is_file():
+        return f"<no such implementation: {opts.get('impl')}>\n"
+    wanted = {int(n) for n in opts.get("tests", "").split(",") if n.strip().isdigit()}
+    result = run_tests(load_lab(info), impl, sandbox)
+    out: list[str] = []
+    keep = False
+    for line in render_lines(result, lang):
+        text = "".join(seg for seg, _ in line)
+        m = re.match(r"\[TEST (\d+)\]", text)
+        if m:
+            keep = int(m.group(1)) in wanted
+        elif not text:
+            keep = False
+        if keep:
+            out.append(text)
+    if opts.get("lines", "").isdigit():
+        out = out[: int(opts["lines"])]
+    return "\n".join(out) + "\n"
+
+
+def _sync_marked(
+    text: str, path: Path, lang: str, info: LabInfo, sandbox: Sandbox, problems: list[str]
+) -> str:
+    """Check (and return rewritten) the verify:script and verify:excerpt blocks."""
+    lines = text.split("\n")
+    for i in range(len(lines) - 1, -1, -1):  # bottom-up: edits keep earlier indices valid
+        m = _MARKER.match(lines[i])
+        if not m:
+            continue
+        indent, kind = m.group("indent"), m.group("kind")
+        opts = dict(o.split("=", 1) for o in m.group("opts").split() if "=" in o)
+        flags = {o for o in m.group("opts").split() if "=" not in o}
+        where = f"{path}:{i + 1}"
+        if kind == "script":
+            bash = _fence(lines, i, indent, "bash")
+            code = _heredoc(bash.body) if bash else None
+            target = _fence(lines, bash.end, indent, "text") if bash else None
+            if code is None or target is None:
+                problems.append(f"{where}: verify:script needs a bash heredoc and a text block")
+                continue
+            fresh = _run_script(code, info)
+        else:
+            target = _fence(lines, i, indent, "text")
+            if target is None:
+                problems.append(f"{where}: verify:excerpt needs a text block")
+                continue
+            fresh = _excerpt(info, sandbox, lang, opts)
+        have = "\n".join(target.body) + "\n"
+        same = (
+            (_NUMBER.sub("#", have) == _NUMBER.sub("#", fresh))
+            if "shape" in flags
+            else (have == fresh)
+        )
+        if not same:
+            problems.append(f"{where}: verify:{kind} block differs from a fresh run")
+            body = [(indent + ln) if ln else "" for ln in fresh.rstrip("\n").split("\n")]
+            lines[target.start + 1 : target.end] = body
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
