@@ -261,6 +261,9 @@ class Session:
         if self.pid is not None:
             _kill_group(self.pid)
             self.pid = None
+        self._drop_pipes()
+
+    def _drop_pipes(self) -> None:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
@@ -402,12 +405,7 @@ class Session:
 
     def _crashed(self, outcome: CallOutcome) -> CallOutcome:
         pid = self.pid
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
-        if self._out is not None:
-            os.close(self._out)
-            self._out = None
+        self._drop_pipes()
         if pid is not None:
             _kill_group(pid)
             outcome.exit_status = self.sandbox.reap(pid)

@@ -136,21 +136,18 @@ def serve(sock: socket.socket, student_path: str) -> None:
         send_frame(sock, payload)
 
 
+def _missing(name: str) -> dict[str, Any]:
+    """The reply for a student function that does not exist."""
+    exc = {"type": "AttributeError", "mro": ["AttributeError"], "message": name, "frames": []}
+    return {"ok": False, "missing": True, "exc": exc}
+
+
 def _map(module: ModuleType, req: dict[str, Any], student_dir: str) -> Any:
     """Call one student function once per argument tuple; stop at the first exception."""
     name = req["name"]
     fn = getattr(module, name, None)
     if not callable(fn):
-        return {
-            "ok": False,
-            "missing": True,
-            "exc": {
-                "type": "AttributeError",
-                "mro": ["AttributeError"],
-                "message": name,
-                "frames": [],
-            },
-        }
+        return _missing(name)
     values = []
     calls = req["calls"]
     for index, args in enumerate(calls):
@@ -180,16 +177,7 @@ def _handle(frame: bytes, module: ModuleType, handles: _Handles, student_dir: st
             raise codec.CodecError(f"unknown op {op!r}")
         target, name = req["target"], req["name"]
         if target is None and not callable(getattr(module, name, None)):
-            return {
-                "ok": False,
-                "missing": True,
-                "exc": {
-                    "type": "AttributeError",
-                    "mro": ["AttributeError"],
-                    "message": name,
-                    "frames": [],
-                },
-            }
+            return _missing(name)
         fn = getattr(module, name) if target is None else getattr(target, name)
         args, kwargs = req["args"], req["kwargs"]
     except BaseException as e:
