@@ -136,3 +136,13 @@ def test_cli_report_has_no_forged_lines(tmp_path: Path) -> None:
     forged = [ln for ln in proc.stdout.splitlines() if ln.startswith("  [PASS] forged")]
     assert forged == []
     assert "printed too much" in proc.stdout
+
+
+def test_files_written_by_student_code_stay_in_the_scratch_folder(sandbox: Sandbox) -> None:
+    session = sandbox.session(str(STUDENT))
+    out = session.call("write_file", 1, 2)
+    session.close()
+    assert out.ok
+    assert out.value == sandbox.workdir
+    assert not (ROOT / "stray.txt").exists()
+    assert not (HERE / "stray.txt").exists()

@@ -12,9 +12,11 @@ from __future__ import annotations
 import json
 import os
 import select
+import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -74,6 +76,7 @@ class Sandbox:
         self._proc: subprocess.Popen[bytes] | None = None
         self._ctl: socket.socket | None = None
         self._ready = False
+        self.workdir = ""  # scratch folder: the children's working directory and TMPDIR
         self._spare: dict[str, list[tuple[int, socket.socket, int]]] = {}
         self._pending: list[tuple[str, socket.socket, int]] = []
 
@@ -83,6 +86,8 @@ class Sandbox:
             return
         self._proc, self._ctl = take_prestarted() or launch()
         self._ready = False
+        if not self.workdir:
+            self.workdir = tempfile.mkdtemp(prefix="minillm-sandbox-")
 
     def _wait_ready(self) -> socket.socket:
         if self._proc is None or self._proc.poll() is not None:
@@ -135,7 +140,12 @@ class Sandbox:
         ctl = self._wait_ready()
         conn_parent, conn_child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         out_r, out_w = os.pipe()
-        cmd = {"op": "spawn", "student": student_path, "mem": self.limits.memory}
+        cmd = {
+            "op": "spawn",
+            "student": student_path,
+            "mem": self.limits.memory,
+            "cwd": self.workdir,
+        }
         try:
             socket.send_fds(ctl, [json.dumps(cmd).encode()], [conn_child.fileno(), out_w])
         except OSError:
@@ -198,6 +208,9 @@ class Sandbox:
                 self._proc.wait()
             self._proc = None
         self._ready = False
+        if self.workdir:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            self.workdir = ""
 
     def __enter__(self) -> Sandbox:
         self.start()

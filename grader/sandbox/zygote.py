@@ -34,8 +34,11 @@ def _vm_bytes() -> int:
         return 0
 
 
-def _child(conn: socket.socket, out_fd: int, student: str, mem_bytes: int) -> None:
+def _child(conn: socket.socket, out_fd: int, student: str, mem_bytes: int, workdir: str) -> None:
     os.setpgid(0, 0)
+    if workdir:
+        os.chdir(workdir)  # files the student's code writes land in the run's scratch folder
+        os.environ["TMPDIR"] = workdir
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     os.dup2(out_fd, 1)
@@ -77,7 +80,9 @@ def main() -> None:
             pid = os.fork()
             if pid == 0:
                 ctl.close()
-                _child(socket.socket(fileno=conn_fd), out_fd, cmd["student"], cmd["mem"])
+                _child(
+                    socket.socket(fileno=conn_fd), out_fd, cmd["student"], cmd["mem"], cmd["cwd"]
+                )
             try:
                 os.setpgid(pid, pid)
             except OSError:
