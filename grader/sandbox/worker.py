@@ -82,6 +82,7 @@ def _exc_info(e: BaseException, student_dir: str) -> dict[str, Any]:
         "frames": _frames(e.__traceback__, student_dir),
     }
     if isinstance(e, SyntaxError):
+        info["message"] = str(e.msg)[:2000]
         info["file"] = os.path.relpath(e.filename or "?", student_dir)
         info["line"] = e.lineno or 0
         info["code"] = (e.text or "").rstrip()
