@@ -92,7 +92,11 @@ class VerifyItem(pytest.Item):
         missing = [r for r in self.spec.requires if r not in done]
         for r in missing:  # prerequisites deselected with -k: treat as not run
             done[r] = TestResult(r, 0, self.spec.title, Status.SKIP)
-        self.result = run_one(self.spec, self.number, sandbox.session(str(self.impl)), done)
+        session = sandbox.session(str(self.impl))
+        try:
+            self.result = run_one(self.spec, self.number, session, done)
+        finally:
+            session.close()
         done[self.spec.id] = self.result
         if self.result.status is Status.SKIP:
             reason = self.result.reason.pick(self._lang()) if self.result.reason else ""

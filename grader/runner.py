@@ -1,9 +1,10 @@
 """Run one lab's tests against one implementation and collect a `LabResult`.
 
-Each test gets a fresh sandbox session (a forked child with the student module imported),
-so what one test's student code does cannot leak into the next. A test whose prerequisite
-did not pass is SKIP. An exception in verify.py itself is reported as a grader error, apart
-from anything the student did.
+One sandbox session (a forked child with the student module imported) serves the tests in
+order, like one Python process serves a pytest run; a child that timed out, crashed,
+flooded its output or ran out of memory is replaced before the next call (see
+`Session`). A test whose prerequisite did not pass is SKIP. An exception in verify.py itself
+is reported as a grader error, apart from anything the student did.
 """
 
 from __future__ import annotations
@@ -50,18 +51,19 @@ def run_tests(lab: Lab, impl: Path, sandbox: Sandbox) -> LabResult:
             )
         first.close()
         return LabResult(lab.id, lab.title, str(impl), time.perf_counter() - start, results, err)
-    for n, spec in enumerate(lab.tests, 1):
-        session = first if n == 1 else sandbox.session(str(impl))
-        result = run_one(spec, n, session, by_id)
-        results.append(result)
-        by_id[spec.id] = result
+    try:
+        for n, spec in enumerate(lab.tests, 1):
+            result = run_one(spec, n, first, by_id)
+            results.append(result)
+            by_id[spec.id] = result
+    finally:
+        first.close()
     return LabResult(lab.id, lab.title, str(impl), time.perf_counter() - start, results)
 
 
 def run_one(spec: TestSpec, n: int, session: Session, done: dict[str, TestResult]) -> TestResult:
     blocked = [r for r in spec.requires if done[r].status is not Status.PASS]
     if blocked:
-        session.close()
         names = ", ".join(f"[TEST {done[r].number}]" for r in blocked)
         if all(done[r].status is Status.TODO for r in blocked):
             # nothing failed yet: the functions it builds on are simply not written
@@ -102,8 +104,6 @@ def run_one(spec: TestSpec, n: int, session: Session, done: dict[str, TestResult
             )
         )
         status = Status.ERROR
-    finally:
-        session.close()
     if status is Status.PASS and any(c.status is not Status.PASS for c in t.checks):
         status = Status.FAIL
     if status is Status.PASS and not t.checks:

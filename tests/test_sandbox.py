@@ -146,3 +146,15 @@ def test_files_written_by_student_code_stay_in_the_scratch_folder(sandbox: Sandb
     assert out.value == sandbox.workdir
     assert not (ROOT / "stray.txt").exists()
     assert not (HERE / "stray.txt").exists()
+
+
+def test_a_poisoned_child_is_replaced_and_a_healthy_one_kept(sandbox: Sandbox) -> None:
+    session = sandbox.session(str(STUDENT))
+    assert session.call("honest", 1, 2).ok
+    first = session.pid
+    assert session.call("honest", "a", 2).kind == "exception"  # an ordinary bug
+    assert session.pid == first
+    assert session.call("huge_alloc", 1, 2).exc["type"] == "MemoryError"
+    assert session.call("honest", 1, 2).value == 3
+    assert session.pid not in (None, first)
+    session.close()

@@ -1,10 +1,12 @@
 """The grader's side of the sandbox: start the zygote, open sessions, make calls.
 
-`Sandbox` owns one zygote for a grading run. `Session` is one forked child serving one
-student module; a verify test gets a fresh session so nothing a student's code does in one
-test (monkeypatching numpy, leaking state) reaches the next. `Session.call` returns a
-`CallOutcome` and never raises for anything the student's code did: a timeout, a crash, an
-exception, too much output or an unsendable value are all described in the outcome.
+`Sandbox` owns one zygote for a grading run. `Session` is a forked child serving one
+student module across calls. A child that misbehaved at the process level (timed out,
+crashed or exited, printed past the cap, ran out of memory or recursion) is ended, and the
+next call forks a fresh one from the zygote, so one bad call cannot poison the rest of a run.
+`Session.call` returns a `CallOutcome` and never raises for anything the student's code did:
+a timeout, a crash, an exception, too much output or an unsendable value are all described in
+the outcome.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ from grader.sandbox.launch import launch, take_prestarted
 from grader.sandbox.protocol import send_frame
 
 __all__ = ["DEFAULT_LIMITS", "CallOutcome", "Limits", "Sandbox", "SandboxError", "Session"]
+
+
+_POISONED = frozenset({"MemoryError", "RecursionError", "SystemExit", "KeyboardInterrupt"})
 
 
 class SandboxError(RuntimeError):
@@ -338,7 +343,12 @@ class Session:
             send_frame(self._conn, frame)
         except OSError:
             return self._crashed(CallOutcome("crash"))
-        return self._exchange(req, limit)
+        out = self._exchange(req, limit)
+        if out.kind in ("overflow", "harness") or (
+            out.kind == "exception" and (out.exc or {}).get("type") in _POISONED
+        ):
+            self.close()  # the next call gets a fresh child
+        return out
 
     def _exchange(self, req: dict[str, Any] | None, limit: float) -> CallOutcome:
         """Wait for one reply while draining output; enforce time and output limits."""
