@@ -93,6 +93,7 @@ class Call:
     kwargs: dict[str, Any]
     output: str
     seconds: float
+    counts: dict[str, int] = field(default_factory=dict)
 
 
 class Abort(Exception):
@@ -124,6 +125,18 @@ class TestContext:
         out = self.session.call(name, *args, timeout=timeout or self.timeout, **kwargs)
         self.last_output = out.output
         return out
+
+    def call_counting(self, count: Sequence[str], name: str, *args: Any) -> Call:
+        """Like `call`, and count how often the student functions `count` ran during it.
+
+        The counts are in `Call.counts`: a check can then require that `roundtrip` really
+        calls the student's own `decode_id`, not merely returns its input.
+        """
+        out = self.session.call(name, *args, timeout=self.timeout, count=tuple(count))
+        self.last_output = out.output
+        if not out.ok:
+            raise Abort(*abort_line(name, out, args))
+        return Call(name, out.value, out.args, out.kwargs, out.output, out.seconds, out.counts)
 
     def call(self, name: str, *args: Any, timeout: float | None = None, **kwargs: Any) -> Call:
         """Call a student function; end the test unless it returns normally."""

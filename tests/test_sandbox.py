@@ -158,3 +158,16 @@ def test_a_poisoned_child_is_replaced_and_a_healthy_one_kept(sandbox: Sandbox) -
     assert session.call("honest", 1, 2).value == 3
     assert session.pid not in (None, first)
     session.close()
+
+
+def test_call_counting_counts_and_restores(tmp_path: Path, sandbox: Sandbox) -> None:
+    student = tmp_path / "student.py"
+    student.write_text(
+        "def inner(x):\n    return x + 1\n\n"
+        "def outer(n):\n    return [inner(i) for i in range(n)]\n"
+    )
+    session = sandbox.session(str(student))
+    out = session.call("outer", 3, count=("inner",))
+    assert out.value == [1, 2, 3] and out.counts == {"inner": 3}
+    assert session.call("outer", 2).counts == {}  # the original is back, uncounted
+    session.close()

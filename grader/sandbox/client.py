@@ -67,6 +67,7 @@ class CallOutcome:
     output_bytes: int = 0
     seconds: float = 0.0
     exit_status: int | None = None
+    counts: dict[str, int] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -301,13 +302,23 @@ class Session:
         *args: Any,
         target: codec.Handle | None = None,
         timeout: float | None = None,
+        count: tuple[str, ...] = (),
         **kwargs: Any,
     ) -> CallOutcome:
-        """Call student function `name` (or method `name` of handle `target`)."""
-        return self._request(
-            {"op": "call", "target": target, "name": name, "args": list(args), "kwargs": kwargs},
-            timeout,
-        )
+        """Call student function `name` (or method `name` of handle `target`).
+
+        `count` names other student functions to count calls of during this call; the
+        numbers come back in `CallOutcome.counts`.
+        """
+        req = {
+            "op": "call",
+            "target": target,
+            "name": name,
+            "args": list(args),
+            "kwargs": kwargs,
+            "count": list(count),
+        }
+        return self._request(req, timeout)
 
     def map(
         self, name: str, calls: list[tuple[Any, ...]], timeout: float | None = None
@@ -465,6 +476,9 @@ def _outcome(
     if total > cap:
         return CallOutcome("overflow", **base)
     if reply.get("ok") is True:
+        counts = reply.get("counts", {})
+        if isinstance(counts, dict):
+            base["counts"] = {str(k): v for k, v in counts.items() if isinstance(v, int)}
         return CallOutcome("ok", value=reply.get("value"), **base)
     exc = _dict(reply.get("exc"))
     if isinstance(reply.get("index"), int):

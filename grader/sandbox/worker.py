@@ -183,10 +183,12 @@ def _handle(frame: bytes, module: ModuleType, handles: _Handles, student_dir: st
         args, kwargs = req["args"], req["kwargs"]
     except BaseException as e:
         return {"ok": False, "harness": True, "exc": _exc_info(e, student_dir)}
+    counts, restore = _count_calls(module, req.get("count") or [])
     start = time.perf_counter()
     try:
         value = fn(*args, **kwargs)
     except BaseException as e:  # the student's exception, SystemExit included
+        restore()
         return {
             "ok": False,
             "exc": _exc_info(e, student_dir),
@@ -194,10 +196,40 @@ def _handle(frame: bytes, module: ModuleType, handles: _Handles, student_dir: st
             "args": list(args),
             "kwargs": kwargs,
         }
+    restore()
     return {
         "ok": True,
         "value": value,
         "args": list(args),
         "kwargs": kwargs,
         "seconds": time.perf_counter() - start,
+        "counts": counts,
     }
+
+
+def _count_calls(module: ModuleType, names: list[str]) -> tuple[dict[str, int], Any]:
+    """Wrap the student's functions `names` for one call, counting how often each runs.
+
+    Lets a check tell a `roundtrip` that really calls `decode_id` from one that returns
+    its input. Returns the live counts and a function that puts the originals back.
+    """
+    counts = {name: 0 for name in names}
+    originals = {
+        name: getattr(module, name) for name in names if callable(getattr(module, name, None))
+    }
+
+    def wrap(name: str, original: Any) -> Any:
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            counts[name] += 1
+            return original(*args, **kwargs)
+
+        return counted
+
+    for name, original in originals.items():
+        setattr(module, name, wrap(name, original))
+
+    def restore() -> None:
+        for name, original in originals.items():
+            setattr(module, name, original)
+
+    return counts, restore

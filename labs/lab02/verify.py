@@ -236,6 +236,24 @@ def roundtrip_own(t: TestContext) -> None:
             f"or tok.token_bytes (this check sets them to None). Got: {got}",
         ),
     )
+    # The text must come back from decoding, not be handed back unchanged: count the calls.
+    call = t.call_counting(("encode_byte", "decode_id"), "roundtrip", t.build(TOKENIZER), text)
+    n = len(text.encode("utf-8"))
+    used = call.counts
+    t.check(
+        (
+            f"roundtrip 调用了你的 encode_byte 和 decode_id，每个字节至少一次（{n} 个字节）",
+            f"roundtrip calls your encode_byte and decode_id at least once per byte ({n} bytes)",
+        ),
+        used.get("encode_byte", 0) >= n and used.get("decode_id", 0) >= n,
+        tr(
+            f"encode_byte 被调用 {used.get('encode_byte', 0)} 次，decode_id 被调用 "
+            f"{used.get('decode_id', 0)} 次：解码出来的文本必须来自 decode_id，不能直接返回输入",
+            f"encode_byte ran {used.get('encode_byte', 0)} times and decode_id "
+            f"{used.get('decode_id', 0)} times: the text must come from decode_id, not be the "
+            "input handed back",
+        ),
+    )
 
 
 @lab.test(
