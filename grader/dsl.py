@@ -126,6 +126,28 @@ class TestContext:
         self.last_output = out.output
         return out
 
+    def returns(self, name: Name, fn: str, *args: Any) -> Call | None:
+        """Call `fn`; if it raises, record check `name` as FAIL and return None.
+
+        For checks that should each stand alone (one function failing does not hide the
+        next): on success the caller records `name` itself, usually with the value. A TODO,
+        timeout or crash still ends the test as with `call`.
+        """
+        out = self.attempt(fn, *args)
+        if out.ok:
+            return Call(fn, out.value, out.args, out.kwargs, out.output, out.seconds)
+        if out.kind != "exception":
+            raise Abort(*abort_line(fn, out, args))
+        exc = out.exc or {}
+        wz, we = _where(exc)
+        typ, msg = exc.get("type"), exc.get("message", "")
+        self.check(
+            name,
+            False,
+            tr(f"{fn}(...) 抛出了 {typ}: {msg}{wz}", f"{fn}(...) raised {typ}: {msg}{we}"),
+        )
+        return None
+
     def call_counting(self, count: Sequence[str], name: str, *args: Any) -> Call:
         """Like `call`, and count how often the student functions `count` ran during it.
 

@@ -8,9 +8,10 @@ The framework's `MultiHeadAttention.forward` already chains these for every head
 write each step yourself, so that none of it is a black box. Run `make test` in this
 folder after every change; `TASK.md` explains each function.
 
-You may use numpy (`t.numpy()` gives a shaped view of a Tensor) and `framework` helpers
-such as `tensor_zeros`, `tensor_from` and `as_tensor`, but not `framework.softmax` or
-`framework.matmul_transposed_b`: the point is to write them.
+Every argument may be a Tensor or a numpy array: `as_tensor(x, "x")` turns either into a
+Tensor, and `t.numpy()` gives a shaped view of a Tensor's memory. You may use numpy and the
+`framework` helpers `tensor_zeros`, `tensor_from` and `as_tensor`, but not
+`framework.softmax` or `framework.matmul_transposed_b`: the point is to write them.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def apply_mask(scores: Tensor, mask: Tensor) -> None:
     """In place: scores[i][j] += mask[i][j]  (0 keeps a position, -1e9 blocks it).
 
     Args:
-        scores: a Tensor, modified in place.
+        scores: a Tensor or numpy array, modified in place.
         mask: same shape as `scores`; not modified.
 
     Returns:

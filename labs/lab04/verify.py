@@ -323,3 +323,18 @@ def against_framework(t: TestContext) -> None:
         atol=1e-5,
         rtol=1e-4,
     )
+
+
+@lab.test("numpy 数组和 Tensor 一样能用", "numpy arrays work as well as Tensors")
+def accepts_arrays(t: TestContext) -> None:
+    q = np.array([[1, 2], [3, 4]], dtype=F32)
+    name = ("attention_scores 接受 ndarray", "attention_scores accepts ndarrays")
+    if call := t.returns(name, "attention_scores", q, q, 1.0):
+        t.allclose(name, call.value, q @ q.T, atol=EPS)
+    mask = create_causal_mask(2).numpy()
+    name = ("apply_mask 原地修改 ndarray", "apply_mask changes an ndarray in place")
+    if call := t.returns(name, "apply_mask", np.zeros((2, 2), dtype=F32), mask):
+        t.allclose(name, call.args[0], mask, atol=0.0)  # adding to 0 is exact
+    name = ("softmax 接受 ndarray", "softmax accepts ndarrays")
+    if call := t.returns(name, "softmax", np.zeros((2, 2), dtype=F32)):
+        t.allclose(name, call.value, np.full((2, 2), 0.5), atol=EPS)

@@ -20,11 +20,14 @@ def attention_scores(q: Tensor, k: Tensor, scale: float) -> Tensor:
 def apply_mask(scores: Tensor, mask: Tensor) -> None:
     """In place: scores += mask (shapes must match exactly)."""
     mt = as_tensor(mask, "mask")
-    if not isinstance(scores, Tensor):
-        raise TypeError(f"scores must be a Tensor, not {type(scores).__name__}")
-    if scores.shape != mt.shape:
-        raise ValueError(f"scores is {scores.shape} but mask is {mt.shape}")
-    view = scores.numpy()
+    if isinstance(scores, np.ndarray):
+        view = scores
+    elif isinstance(scores, Tensor):
+        view = scores.numpy()
+    else:
+        raise TypeError(f"scores must be a Tensor or ndarray, not {type(scores).__name__}")
+    if view.shape != mt.shape:
+        raise ValueError(f"scores is {view.shape} but mask is {mt.shape}")
     view += mt.numpy()
 
 
