@@ -479,3 +479,16 @@ def softmax_errors(t: TestContext) -> None:
         "softmax_stable",
         tensor_from(np.ones((1, 3), F32)),
     )
+
+
+@lab.test("numpy 数组和 Tensor 一样能用", "numpy arrays work as well as Tensors")
+def accepts_arrays(t: TestContext) -> None:
+    x = np.array([[0, 1, 2], [10, 11, 12]], dtype=F32)
+    name = ("tensor_get 接受 ndarray：(1, 2) → 12", "tensor_get accepts an ndarray: (1, 2) → 12")
+    if call := t.returns(name, "tensor_get", x, (1, 2)):
+        t.close(name, call.value, 12.0, atol=EXACT)
+    v = np.array([1, 2, 3], dtype=F32)
+    name = ("softmax_stable 接受 ndarray", "softmax_stable accepts an ndarray")
+    if call := t.returns(name, "softmax_stable", v):
+        e = np.exp(v - v.max())
+        t.allclose(name, call.value, e / e.sum(), atol=EPS)

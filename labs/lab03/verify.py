@@ -394,3 +394,24 @@ def backward_gradcheck(t: TestContext) -> None:
         numeric,
         atol=1e-4,
     )
+
+
+@lab.test("numpy 数组和 Tensor 一样能用", "numpy arrays work as well as Tensors")
+def accepts_arrays(t: TestContext) -> None:
+    table = (np.arange(40, dtype=F32) / 40).reshape(10, 4)
+    emb = sandbox_embedding(t, table, 8)
+    ids = [3, 1, 3]
+    grad_out = np.arange(12, dtype=F32).reshape(3, 4)
+    name = (
+        "embedding_backward 接受 ndarray 的 grad_out",
+        "embedding_backward accepts an ndarray grad_out",
+    )
+    if call := t.returns(name, "embedding_backward", emb, ids, grad_out):
+        # small integers added in float32: exact
+        t.allclose(name, call.value, ref_backward(10, ids, grad_out), atol=0.0)
+    name = (
+        "embedding_forward 接受 numpy 整数数组作为 ids",
+        "embedding_forward accepts a numpy int array of ids",
+    )
+    if call := t.returns(name, "embedding_forward", emb, np.array(ids)):
+        t.allclose(name, call.value, ref_forward(table, ids), atol=OUT_TOL)
