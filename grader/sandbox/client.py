@@ -351,7 +351,11 @@ class Session:
         except codec.CodecError as e:
             return CallOutcome("harness", exc={"type": "CodecError", "message": str(e)})
         try:
+            self._conn.settimeout(limit)
             send_frame(self._conn, frame)
+        except TimeoutError:
+            self.close()
+            return CallOutcome("timeout", seconds=limit)
         except OSError:
             return self._crashed(CallOutcome("crash"))
         out = self._exchange(req, limit)
