@@ -13,11 +13,13 @@ import time
 import traceback
 from pathlib import Path
 
-from grader.dsl import Abort, Lab, TestContext, TestSpec, import_message
+from grader.dsl import Abort, Lab, TestContext, TestSpec
+from grader.explain import import_message
 from grader.i18n import tr
 from grader.labs import LabInfo, load_lab
 from grader.results import CheckResult, LabResult, Status, TestResult
-from grader.sandbox.client import Sandbox, Session
+from grader.sandbox.client import Sandbox
+from grader.sandbox.session import Session
 
 __all__ = ["run_lab", "run_one", "run_tests"]
 
