@@ -133,10 +133,8 @@ class TestContext:
         timeout or crash still ends the test as with `call`.
         """
         out = self.attempt(fn, *args)
-        if out.ok:
-            return Call(fn, out.value, out.args, out.kwargs, out.output, out.seconds)
         if out.kind != "exception":
-            raise Abort(*abort_line(fn, out, args))
+            return self._returned(fn, out, args)
         exc = out.exc or {}
         wz, we = where(exc)
         typ, msg = exc.get("type"), exc.get("message", "")
@@ -154,17 +152,18 @@ class TestContext:
         calls the student's own `decode_id`, not merely returns its input.
         """
         out = self.session.call(name, *args, timeout=self.timeout, count=tuple(count))
+        return self._returned(name, out, args)
+
+    def call(self, name: str, *args: Any, timeout: float | None = None, **kwargs: Any) -> Call:
+        """Call a student function; end the test unless it returns normally."""
+        return self._returned(name, self.attempt(name, *args, timeout=timeout, **kwargs), args)
+
+    def _returned(self, name: str, out: CallOutcome, args: Sequence[Any]) -> Call:
+        """The `Call` of an outcome that returned; otherwise end the test with its line."""
         self.last_output = out.output
         if not out.ok:
             raise Abort(*abort_line(name, out, args))
         return Call(name, out.value, out.args, out.kwargs, out.output, out.seconds, out.counts)
-
-    def call(self, name: str, *args: Any, timeout: float | None = None, **kwargs: Any) -> Call:
-        """Call a student function; end the test unless it returns normally."""
-        out = self.attempt(name, *args, timeout=timeout, **kwargs)
-        if not out.ok:
-            raise Abort(*abort_line(name, out, args))
-        return Call(name, out.value, out.args, out.kwargs, out.output, out.seconds)
 
     def map(
         self, name: str, calls: Sequence[tuple[Any, ...]], timeout: float | None = None
@@ -195,10 +194,7 @@ class TestContext:
     def method(self, handle: Handle, name: str, *args: Any, **kwargs: Any) -> Call:
         """Call method `name` of an object that lives in the sandbox."""
         out = self.session.call(name, *args, target=handle, timeout=self.timeout, **kwargs)
-        self.last_output = out.output
-        if not out.ok:
-            raise Abort(*abort_line(name, out, args))
-        return Call(name, out.value, out.args, out.kwargs, out.output, out.seconds)
+        return self._returned(name, out, args)
 
     def build(
         self, target: str, *args: Any, attrs: dict[str, Any] | None = None, **kwargs: Any
