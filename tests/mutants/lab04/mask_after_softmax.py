@@ -1,4 +1,4 @@
-"""Mutant: zeroes the blocked scores (as if masking after softmax) instead of adding -1e9."""
+"""Mutant: masks as one would after softmax, zeroing blocked scores instead of adding -1e9."""
 
 # caught-by: mask_causal, mask_adds, chain_causal
 
