@@ -93,7 +93,12 @@ def verify(
         if str(json_path) == "-":
             sys.stdout.write(doc)
         else:
-            json_path.write_text(doc, encoding="utf-8")
+            try:
+                json_path.write_text(doc, encoding="utf-8")
+            except OSError as e:
+                raise click.UsageError(
+                    f"cannot write the JSON result to {json_path}: {e}"
+                ) from None
     sys.exit(0 if result.passed else 1)
 
 

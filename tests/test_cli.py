@@ -49,6 +49,8 @@ def test_stubs_are_todo_with_exit_1() -> None:
         (("verify", "lab04", "--impl", "/no/such/file.py"), "does not exist"),
         (("verify", "lab04", "--lang", "fr"), "Invalid value for '--lang'"),
         (("verify",), "Missing argument"),
+        (("verify", "lab04", "--json", "/no/such/dir/r.json"), "cannot write the JSON result"),
+        (("verify", "lab04", "--solution", "--impl", "README.md"), "either --solution or --impl"),
     ],
 )
 def test_usage_errors_exit_2_with_a_message(args: tuple[str, ...], needle: str) -> None:
