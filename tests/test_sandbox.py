@@ -174,3 +174,23 @@ def test_call_counting_counts_and_restores(tmp_path: Path, sandbox: Sandbox) -> 
     assert out.value == [1, 2, 3] and out.counts == {"inner": 3}
     assert session.call("outer", 2).counts == {}  # the original is back, uncounted
     session.close()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc (Linux)")
+def test_processes_started_by_student_code_end_with_the_run() -> None:
+    with Sandbox() as sb:
+        session = sb.session(str(STUDENT))
+        out = session.call("escape", 1, 2)
+        assert out.ok and isinstance(out.value, int)
+        escaped = out.value
+        session.close()  # ends the child's process group; the setsid() one has left it
+        assert _alive(escaped)
+    assert not _alive(escaped)

@@ -34,6 +34,52 @@ def _vm_bytes() -> int:
         return 0
 
 
+_PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+
+
+def _become_subreaper() -> None:
+    """Adopt orphaned descendants of the children, even ones that left their process group
+    with setsid(), so that they end with this process (`_end_descendants`)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # not Linux: a descendant that leaves its group outlives the run
+
+
+def _children_of(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            if ppid == pid:
+                found.append(int(entry))
+    return found
+
+
+def _end_descendants() -> None:
+    """Kill and reap every process this one parents: children and adopted orphans."""
+    for _ in range(20):  # killing one can hand us its own children
+        pids = _children_of(os.getpid())
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for pid in pids:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+
+
 def _child(conn: socket.socket, out_fd: int, student: str, mem_bytes: int, workdir: str) -> None:
     os.setpgid(0, 0)
     if workdir:
@@ -72,11 +118,13 @@ def main() -> None:
     from grader.sandbox import worker  # noqa: F401
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _become_subreaper()
     statuses: dict[int, int] = {}
     ctl.sendall(b'{"ready": true}')
     while True:
         msg, fds, _, _ = socket.recv_fds(ctl, 65536, 4)
         if not msg:
+            _end_descendants()
             os._exit(0)  # nothing to flush; skip interpreter teardown
         cmd = json.loads(msg)
         if cmd["op"] == "spawn":
@@ -118,4 +166,5 @@ if __name__ == "__main__":
     try:
         main()
     except (OSError, EOFError, KeyboardInterrupt):
+        _end_descendants()
         os._exit(0)  # the grader went away: nothing left to serve
