@@ -80,7 +80,7 @@ def pe_value(t: TestContext, pos: int, dim: int, hidden_dim: int) -> Any:
 
 @lab.test("pe_sinusoidal：位置 0 与位置 1", "pe_sinusoidal: positions 0 and 1")
 def pe_position_zero(t: TestContext) -> None:
-    row = [pe_value(t, 0, d, 64) for d in range(64)]
+    row = [c.value for c in t.map("pe_sinusoidal", [(0, d, 64) for d in range(64)])]
     t.allclose(
         (
             "PE(0, d, 64) 对 d = 0..63 是 [0, 1, 0, 1, …]",
@@ -149,12 +149,12 @@ def pe_frequencies(t: TestContext) -> None:
     for (pos, dim, h), name in probes:
         t.close(name, pe_value(t, pos, dim, h), ref_pe(pos, dim, h), atol=PE_TOL)
     rng = t.rng(303)
-    got, want = [], []
+    probes = []
     for _ in range(24):
         h = int(rng.choice([8, 9, 16, 64, 128]))
-        pos, dim = int(rng.integers(0, 1001)), int(rng.integers(0, h))
-        got.append(pe_value(t, pos, dim, h))
-        want.append(ref_pe(pos, dim, h))
+        probes.append((int(rng.integers(0, 1001)), int(rng.integers(0, h)), h))
+    got = [c.value for c in t.map("pe_sinusoidal", probes)]
+    want = [ref_pe(pos, dim, h) for pos, dim, h in probes]
     t.allclose(
         ("24 个随机 (pos, dim, H)，pos ≤ 1000", "24 random (pos, dim, H) probes, pos ≤ 1000"),
         got,
