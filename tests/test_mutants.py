@@ -1,74 +1,110 @@
-"""The course tests itself: every wrong implementation in tests/mutants is caught.
+"""The course tests itself: every wrong implementation in tests/mutants is caught, for its bug.
 
-Each file tests/mutants/labNN/<name>.py is a complete student.py with one realistic bug.
-Its line ``# caught-by: test_a, test_b`` names the tests that must not PASS for it. And
-every check of every lab must be failed by at least one mutant: a check that no wrong
-implementation can fail is not a check.
+A mutant (`tests/mutants/labNN/<bug>.py`, see `grader/mutants.py`) is the reference solution
+with one function overridden by a realistic bug. Its line ``# fails: test_a, test_b`` names
+EXACTLY the tests that do not PASS for it: a mutant that also fails another test has a
+second, accidental bug (or the checks changed), and one that passes a declared test is no
+longer caught there. And every check of every lab must be failed by at least one mutant: a
+check that no wrong implementation can fail is not a check.
+
+Each mutant runs once per session, in the session's sandbox; `python -m grader.mutants labNN`
+shows the observed sets and `--update` rewrites the lines.
 """
 
 from __future__ import annotations
 
-import re
 from functools import cache
 from pathlib import Path
 
 import pytest
 
+from grader.dsl import Lab
 from grader.labs import LabInfo, all_labs, load_lab
-from grader.results import LabResult, Status
+from grader.mutants import (
+    SEPARATOR,
+    Mutant,
+    MutantError,
+    check_lab,
+    compose,
+    failing_tests,
+    main,
+    mutant_paths,
+    parse_mutant,
+    run_mutant,
+    write_fails,
+)
+from grader.results import LabResult, Status, TestResult
 from grader.runner import run_tests
 from grader.sandbox.client import Sandbox
 
-MUTANTS = Path(__file__).parent / "mutants"
-_CAUGHT = re.compile(r"^# caught-by:\s*(.+)$", re.MULTILINE)
+MIN_MUTANTS = 6
+MUTANTS = [(info, path) for info in all_labs() for path in mutant_paths(info)]
 
 
-def _mutants() -> list[tuple[LabInfo, Path]]:
-    out = []
-    for info in all_labs():
-        for path in sorted((MUTANTS / info.id).glob("*.py")):
-            out.append((info, path))
-    return out
+@cache
+def _lab(info: LabInfo) -> Lab:
+    return load_lab(info)
 
 
-def _caught_by(path: Path) -> list[str]:
-    m = _CAUGHT.search(path.read_text(encoding="utf-8"))
-    assert m, f"{path} needs a '# caught-by: test_id, ...' line"
-    return [s.strip() for s in m.group(1).split(",") if s.strip()]
+def _ids(info: LabInfo) -> list[str]:
+    return [spec.id for spec in _lab(info).tests]
 
 
 _results: dict[Path, LabResult] = {}
 
 
-@cache
-def _solution(lab_id: str) -> LabResult:
-    info = next(i for i in all_labs() if i.id == lab_id)
-    with Sandbox() as sb:
-        return run_tests(load_lab(info), info.solution, sb)
-
-
-def _run(info: LabInfo, path: Path, sandbox: Sandbox) -> LabResult:
+def _result(info: LabInfo, path: Path, sandbox: Sandbox) -> LabResult:
+    """The mutant's run, once per session."""
     if path not in _results:
-        _results[path] = run_tests(load_lab(info), path, sandbox)
+        mutant = parse_mutant(path, _ids(info))
+        _results[path] = run_mutant(mutant, info, sandbox, _lab(info))
     return _results[path]
 
 
-@pytest.mark.parametrize(
-    ("info", "path"), _mutants(), ids=[f"{i.id}-{p.stem}" for i, p in _mutants()]
-)
-def test_mutant_is_caught(info: LabInfo, path: Path, sandbox: Sandbox) -> None:
-    result = _run(info, path, sandbox)
-    status = {t.id: t.status for t in result.tests}
-    assert not result.passed, f"{path.name} passes every {info.id} check"
-    for test_id in _caught_by(path):
-        assert test_id in status, f"{path.name}: unknown test id {test_id!r}"
-        assert status[test_id] is not Status.PASS, f"{path.name} is not caught by {test_id}"
-        assert status[test_id] is not Status.TODO, f"{path.name} is unfinished (TODO)"
+_solutions: dict[str, LabResult] = {}
+
+
+def _solution(info: LabInfo, sandbox: Sandbox) -> LabResult:
+    if info.id not in _solutions:
+        _solutions[info.id] = run_tests(_lab(info), info.solution, sandbox)
+    return _solutions[info.id]
+
+
+def _why(test: TestResult) -> str:
+    """A test's status and its first non-PASS line, for an assertion message."""
+    bad = next((c for c in test.checks if c.status is not Status.PASS), None)
+    if bad is not None:
+        detail = f"{bad.name.en}: {bad.message.en if bad.message else ''}"
+    else:
+        detail = test.reason.en if test.reason else ""
+    return f"{test.id} {test.status.value} ({detail.strip().splitlines()[0] if detail else ''})"
+
+
+@pytest.mark.parametrize(("info", "path"), MUTANTS, ids=[f"{i.id}-{p.stem}" for i, p in MUTANTS])
+def test_mutant_fails_exactly_its_declared_tests(
+    info: LabInfo, path: Path, sandbox: Sandbox
+) -> None:
+    mutant = parse_mutant(path, _ids(info))
+    result = _result(info, path, sandbox)
+    assert result.import_error is None, f"{path.name} cannot be imported: {result.import_error.en}"
+    observed = failing_tests(result)
+    by_id = {t.id: t for t in result.tests}
+    todo = [t.id for t in result.tests if t.status is Status.TODO]
+    assert not todo, f"{path.name} raises the stub's error (TODO) in {todo}"
+    extra = [by_id[i] for i in observed if i not in mutant.fails]
+    passing = [i for i in mutant.fails if i not in observed]
+    assert not extra and not passing, (
+        f"{info.id}/{path.name}: declared '# fails: {', '.join(mutant.fails)}'\n"
+        + "".join(f"  also fails (a second bug, or a new check?): {_why(t)}\n" for t in extra)
+        + "".join(f"  passes, though declared: {i}\n" for i in passing)
+        + f"  review, then: python -m grader.mutants {info.id} {path.stem} --update"
+    )
 
 
 @pytest.mark.parametrize("info", all_labs(), ids=lambda i: i.id)
 def test_labs_have_enough_mutants(info: LabInfo) -> None:
-    assert len(list((MUTANTS / info.id).glob("*.py"))) >= 6, f"{info.id}: fewer than 6 mutants"
+    found = len(mutant_paths(info))
+    assert found >= MIN_MUTANTS, f"{info.id}: {found} mutants, fewer than {MIN_MUTANTS}"
 
 
 @pytest.mark.parametrize("info", all_labs(), ids=lambda i: i.id)
@@ -79,28 +115,20 @@ def test_every_check_can_fail(info: LabInfo, sandbox: Sandbox) -> None:
     (exception, timeout, ...) while computing that check's input: the first check the
     solution has that the mutant's run never reached.
     """
-    solution = _solution(info.id)
-    assert solution.passed, f"{info.id}: the reference solution does not pass"
+    solution = _solution(info, sandbox)
+    assert solution.passed, f"{info.id}: the reference solution fails {failing_tests(solution)}"
     covered: set[tuple[str, str]] = set()
-    for lab_info, path in _mutants():
+    for lab_info, path in MUTANTS:
         if lab_info.id != info.id:
             continue
-        result = _run(info, path, sandbox)
-        for test in result.tests:
+        for test in _result(info, path, sandbox).tests:
             names = [c.name.en for c in test.checks]
-            for c in test.checks:
-                if c.status is not Status.PASS:
-                    covered.add((test.id, c.name.en))
+            covered.update((test.id, c.name.en) for c in test.checks if c.status is not Status.PASS)
             ref = next(t for t in solution.tests if t.id == test.id)
-            ref_names = [c.name.en for c in ref.checks]
-            passed = [n for n in names if n in ref_names]
-            if test.status in (Status.ERROR, Status.TIMEOUT, Status.FAIL) and len(passed) < len(
-                ref_names
-            ):
-                reached = {n for n in names}
-                nxt = next((n for n in ref_names if n not in reached), None)
-                if nxt is not None:
-                    covered.add((test.id, nxt))
+            ended_early = test.status in (Status.ERROR, Status.TIMEOUT, Status.FAIL)
+            unreached = [c.name.en for c in ref.checks if c.name.en not in names]
+            if ended_early and unreached:
+                covered.add((test.id, unreached[0]))
     missing = [
         f"[{t.id}] {c.name.en}"
         for t in solution.tests
@@ -108,3 +136,156 @@ def test_every_check_can_fail(info: LabInfo, sandbox: Sandbox) -> None:
         if (t.id, c.name.en) not in covered
     ]
     assert not missing, "checks that no mutant fails:\n  " + "\n  ".join(missing)
+
+
+# -- the mutant format itself ---------------------------------------------------------------
+
+GOOD = '''"""Mutant: adds one."""
+
+# fails: a, b
+
+from __future__ import annotations
+
+
+def f(x: int) -> int:
+    return x + 1
+'''
+SOLUTION = '''"""The solution."""
+
+from __future__ import annotations
+
+
+def f(x: int) -> int:
+    return x
+
+
+def g(x: int) -> int:
+    return f(x)
+'''
+
+
+def _write(tmp_path: Path, text: str, name: str = "adds_one.py") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_parse_reads_the_bug_and_the_declared_tests(tmp_path: Path) -> None:
+    mutant = parse_mutant(_write(tmp_path, GOOD), ["a", "b", "c"])
+    assert (mutant.name, mutant.bug, mutant.fails) == ("adds_one", "adds one.", ("a", "b"))
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (GOOD.replace('"""Mutant: adds one."""', "# no docstring"), "needs a docstring"),
+        (GOOD.replace("# fails: a, b", ""), "exactly one '# fails:"),
+        (GOOD.replace("# fails: a, b", "# fails: a\n# fails: b"), "found 2"),
+        (GOOD.replace("# fails: a, b", "# fails:"), "lists no test"),
+        (GOOD.replace("# fails: a, b", "# fails: a, a"), "lists a more than once"),
+        (GOOD.replace("# fails: a, b", "# fails: a, typo"), "unknown test id(s) typo"),
+        (GOOD.replace("return x + 1", "return x +"), "syntax error"),
+    ],
+)
+def test_parse_rejects_a_malformed_mutant(tmp_path: Path, text: str, message: str) -> None:
+    path = _write(tmp_path, text)
+    with pytest.raises(MutantError) as err:
+        parse_mutant(path, ["a", "b", "c"])
+    assert message in str(err.value)
+    assert str(path) in str(err.value)
+
+
+def test_unknown_id_message_lists_the_labs_tests(tmp_path: Path) -> None:
+    path = _write(tmp_path, GOOD.replace("# fails: a, b", "# fails: z"))
+    with pytest.raises(MutantError, match="the lab's tests are: a, b, c"):
+        parse_mutant(path, ["a", "b", "c"])
+
+
+def test_compose_is_the_solution_then_the_override(tmp_path: Path) -> None:
+    program = compose(SOLUTION, parse_mutant(_write(tmp_path, GOOD)))
+    head, tail = program.split(SEPARATOR.format(name="adds_one"))
+    assert head.strip() == SOLUTION.strip()
+    assert "__future__" not in tail and "return x + 1" in tail
+    namespace: dict[str, object] = {}
+    exec(compile(program, "student.py", "exec"), namespace)  # the override wins, g uses it
+    g = namespace["g"]
+    assert callable(g) and g(1) == 2
+
+
+def test_compose_rejects_a_mutant_that_overrides_nothing(tmp_path: Path) -> None:
+    mutant = parse_mutant(_write(tmp_path, GOOD.replace("def f(", "def typo(")))
+    with pytest.raises(MutantError, match="overrides no function of the solution"):
+        compose(SOLUTION, mutant)
+
+
+def test_write_fails_rewrites_or_adds_the_line(tmp_path: Path) -> None:
+    path = _write(tmp_path, GOOD)
+    write_fails(path, ["c"])
+    assert parse_mutant(path).fails == ("c",)
+    assert path.read_text(encoding="utf-8").count("# fails:") == 1
+    bare = _write(tmp_path, GOOD.replace("# fails: a, b\n", ""), "bare.py")
+    write_fails(bare, ["a", "c"])
+    assert parse_mutant(bare).fails == ("a", "c")
+    assert parse_mutant(bare).bug == "adds one."
+
+
+# -- the command line -------------------------------------------------------------------------
+
+
+def _course(tmp_path: Path, info: LabInfo) -> LabInfo:
+    """A course folder with the real lab and solution, and an empty mutants folder."""
+    (tmp_path / "labs").mkdir()
+    (tmp_path / "solutions").mkdir()
+    (tmp_path / "labs" / info.id).symlink_to(info.dir)
+    (tmp_path / "solutions" / info.id).symlink_to(info.solution.parent)
+    (tmp_path / "tests" / "mutants" / info.id).mkdir(parents=True)
+    return LabInfo(info.id, tmp_path / "labs" / info.id)
+
+
+def test_check_lab_shows_a_difference_and_update_fixes_it(tmp_path: Path, sandbox: Sandbox) -> None:
+    real = next(i for i in all_labs() if i.id == "lab02")
+    info = _course(tmp_path, real)
+    mutants = tmp_path / "tests" / "mutants" / "lab02"
+    source = (real.dir.parent.parent / "tests/mutants/lab02/no_type_check.py").read_text()
+    wrong = _write(
+        mutants, source.replace("# fails: encode_errors", "# fails: encode_known"), "x.py"
+    )
+    lines: list[str] = []
+    assert check_lab(info, sandbox, out=lines.append) == 1
+    text = "\n".join(lines)
+    assert "DIFF  x: encode_errors" in text
+    assert "+ fails, not declared: encode_errors" in text
+    assert "- declared, but passes: encode_known" in text
+    assert check_lab(info, sandbox, ["x"], update=True, out=lines.append) == 0
+    assert parse_mutant(wrong).fails == ("encode_errors",)
+    assert check_lab(info, sandbox, out=lines.append) == 0
+
+
+def test_check_lab_flags_a_mutant_that_passes_everything(tmp_path: Path, sandbox: Sandbox) -> None:
+    real = next(i for i in all_labs() if i.id == "lab02")
+    info = _course(tmp_path, real)
+    solution = real.solution.read_text(encoding="utf-8")
+    same = solution.replace('"""Lab02 reference solution', '"""Mutant: no bug at all')
+    _write(
+        tmp_path / "tests" / "mutants" / "lab02",
+        same.replace("\n\n", "\n\n# fails: encode_known\n\n", 1),
+        "same.py",
+    )
+    lines: list[str] = []
+    assert check_lab(info, sandbox, update=True, out=lines.append) == 2
+    assert "passes every test" in "\n".join(lines)
+
+
+def test_main_reports_usage_and_unknown_labs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    assert "usage:" in capsys.readouterr().out
+    assert main(["lab04", "--updat"]) == 2
+    assert main(["lab99"]) == 2
+    assert "unknown lab 'lab99'" in capsys.readouterr().out
+
+
+def test_every_mutant_parses_as_documented() -> None:
+    """Docstring 'Mutant: ...' and known test ids, checked without running anything."""
+    for info, path in MUTANTS:
+        mutant: Mutant = parse_mutant(path, _ids(info))
+        assert mutant.source.startswith('"""Mutant:'), f"{path}: docstring must open 'Mutant:'"

@@ -2,36 +2,11 @@
 
 Uses numpy indexing t.numpy()[index]: negative indices wrap around and a short index selects
 a whole row.
-
-A complete lab01 student.py with this one bug.
 """
 
-# caught-by: get_errors, set_errors
+# fails: get_errors, set_errors
 
-from __future__ import annotations
-
-import numpy as np
-
-from framework.tensor import Tensor, as_tensor, tensor_from
-
-
-def _flat_position(t: Tensor, index: tuple[int, ...]) -> int:
-    """offset + Σ index[d]·strides[d], after checking the index against the shape."""
-    if not isinstance(index, tuple | list):
-        raise TypeError(f"index must be a tuple of ints, not {type(index).__name__}")
-    if len(index) != t.ndim:
-        raise IndexError(
-            f"index must have {t.ndim} entries (one per dimension of shape {t.shape}), "
-            f"got {tuple(index)}"
-        )
-    pos = t.offset
-    for d, (i, dim, stride) in enumerate(zip(index, t.shape, t.strides, strict=True)):
-        if isinstance(i, bool) or not isinstance(i, int | np.integer):
-            raise TypeError(f"index[{d}] must be an int, got {i!r}")
-        if not 0 <= i < dim:
-            raise IndexError(f"index[{d}] = {i} is outside [0, {dim}) for shape {t.shape}")
-        pos += int(i) * stride
-    return pos
+from framework.tensor import Tensor, as_tensor
 
 
 def tensor_get(t: Tensor, index: tuple[int, ...]) -> float:
@@ -44,15 +19,3 @@ def tensor_set(t: Tensor, index: tuple[int, ...], value: float) -> None:
     if not isinstance(t, Tensor):
         raise TypeError(f"t must be a Tensor, not {type(t).__name__}")
     t.numpy()[tuple(index)] = value
-
-
-def softmax_stable(x: Tensor) -> Tensor:
-    """1-D softmax: exp(x - max) / Σ exp(x - max); x is left unchanged."""
-    xt = as_tensor(x, "x")
-    if xt.ndim != 1:
-        raise ValueError(f"x must be 1-D, got shape {xt.shape}")
-    if xt.size == 0:
-        raise ValueError(f"x must not be empty, got shape {xt.shape}")
-    v = xt.numpy()
-    e = np.exp(v - v.max())  # every exponent is <= 0: no overflow
-    return tensor_from(e / e.sum())

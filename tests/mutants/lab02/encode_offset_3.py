@@ -1,12 +1,8 @@
-"""encode_byte returns b + 3: counts 3 specials (ids 0-3 are four).
-"""
-# caught-by: encode_known, encode_all_bytes, roundtrip_ascii, roundtrip_unicode
+"""Mutant: encode_byte returns b + 3: counts 3 specials (ids 0-3 are four)."""
 
-from __future__ import annotations
+# fails: encode_known, encode_all_bytes, roundtrip_ascii, roundtrip_unicode, roundtrip_edge, roundtrip_own, roundtrip_random
 
 from framework.tokenizer import ByteTokenizer
-
-NUM_SPECIAL = 4  # ids 0-3 are PAD, UNK, BOS, EOS; byte b is id b + 4
 
 
 def encode_byte(tok: ByteTokenizer, b: int) -> int:
@@ -16,22 +12,3 @@ def encode_byte(tok: ByteTokenizer, b: int) -> int:
     if not 0 <= b <= 255:
         raise ValueError(f"b must be a byte value in [0, 255], got {b}")
     return b + 3
-
-
-def decode_id(tok: ByteTokenizer, token_id: int) -> int | None:
-    """The byte value of an ordinary id, or None for PAD/UNK/BOS/EOS."""
-    if isinstance(token_id, bool) or not isinstance(token_id, int):
-        raise TypeError(f"token_id must be an int, got {type(token_id).__name__} {token_id!r}")
-    if not 0 <= token_id < tok.vocab_size:
-        raise ValueError(f"token_id must be in [0, {tok.vocab_size}), got {token_id}")
-    if token_id < NUM_SPECIAL:
-        return None
-    return token_id - NUM_SPECIAL
-
-
-def roundtrip(tok: ByteTokenizer, text: str) -> tuple[list[int], str]:
-    """Encode text's UTF-8 bytes with encode_byte, decode them back with decode_id."""
-    ids = [encode_byte(tok, b) for b in text.encode("utf-8")]
-    values = [decode_id(tok, i) for i in ids]
-    data = bytes(v for v in values if v is not None)  # `if v` would drop the NUL byte
-    return ids, data.decode("utf-8")

@@ -1,21 +1,8 @@
-"""decode_id returns 0 for a special id (the C version's '\0') instead of None.
-"""
-# caught-by: decode_all_ids
+"""Mutant: decode_id returns 0 for a special id (the C version's '\\0') instead of None."""
 
-from __future__ import annotations
+# fails: decode_all_ids, roundtrip_random
 
 from framework.tokenizer import ByteTokenizer
-
-NUM_SPECIAL = 4  # ids 0-3 are PAD, UNK, BOS, EOS; byte b is id b + 4
-
-
-def encode_byte(tok: ByteTokenizer, b: int) -> int:
-    """The id of byte value b (0-255): b + 4."""
-    if isinstance(b, bool) or not isinstance(b, int):
-        raise TypeError(f"b must be an int, got {type(b).__name__} {b!r}")
-    if not 0 <= b <= 255:
-        raise ValueError(f"b must be a byte value in [0, 255], got {b}")
-    return b + NUM_SPECIAL
 
 
 def decode_id(tok: ByteTokenizer, token_id: int) -> int | None:
@@ -27,11 +14,3 @@ def decode_id(tok: ByteTokenizer, token_id: int) -> int | None:
     if token_id < NUM_SPECIAL:
         return 0
     return token_id - NUM_SPECIAL
-
-
-def roundtrip(tok: ByteTokenizer, text: str) -> tuple[list[int], str]:
-    """Encode text's UTF-8 bytes with encode_byte, decode them back with decode_id."""
-    ids = [encode_byte(tok, b) for b in text.encode("utf-8")]
-    values = [decode_id(tok, i) for i in ids]
-    data = bytes(v for v in values if v is not None)  # `if v` would drop the NUL byte
-    return ids, data.decode("utf-8")

@@ -1,8 +1,6 @@
 """Mutant: reads k.data with row-major offsets from the shape, ignoring strides."""
 
-# caught-by: scores_general
-
-from __future__ import annotations
+# fails: scores_general
 
 import numpy as np
 
@@ -25,24 +23,3 @@ def attention_scores(q: Tensor, k: Tensor, scale: float) -> Tensor:
                 acc += qt.data[i * hd + d] * kt.data[j * hd + d]
             out[i, j] = scale * acc
     return tensor_from(out)
-
-
-def apply_mask(scores: Tensor, mask: Tensor) -> None:
-    """In place: scores += mask (shapes must match exactly)."""
-    mt = as_tensor(mask, "mask")
-    if not isinstance(scores, Tensor):
-        raise TypeError(f"scores must be a Tensor, not {type(scores).__name__}")
-    if scores.shape != mt.shape:
-        raise ValueError(f"scores is {scores.shape} but mask is {mt.shape}")
-    view = scores.numpy()
-    view += mt.numpy()
-
-
-def softmax(x: Tensor) -> Tensor:
-    """Stable softmax over the last dimension; any ndim >= 1."""
-    xt = as_tensor(x, "x")
-    if xt.ndim == 0 or xt.shape[-1] == 0:
-        raise ValueError(f"softmax needs a non-empty last dimension, got shape {xt.shape}")
-    v = xt.numpy()
-    e = np.exp(v - v.max(axis=-1, keepdims=True))  # max subtraction: no overflow
-    return tensor_from(e / e.sum(axis=-1, keepdims=True))

@@ -1,8 +1,6 @@
 """Mutant: computes the scores but forgets to return them."""
 
-# caught-by: scores_identity
-
-from __future__ import annotations
+# fails: scores_identity, scores_general, chain_causal, worked_example, against_framework, accepts_arrays
 
 import numpy as np
 
@@ -17,24 +15,3 @@ def attention_scores(q: Tensor, k: Tensor, scale: float) -> Tensor:
     if qt.shape[1] != kt.shape[1]:
         raise ValueError(f"q is {qt.shape} and k is {kt.shape}: head sizes (hd) differ")
     out = tensor_from(np.float32(scale) * (qt.numpy() @ kt.numpy().T))
-
-
-def apply_mask(scores: Tensor, mask: Tensor) -> None:
-    """In place: scores += mask (shapes must match exactly)."""
-    mt = as_tensor(mask, "mask")
-    if not isinstance(scores, Tensor):
-        raise TypeError(f"scores must be a Tensor, not {type(scores).__name__}")
-    if scores.shape != mt.shape:
-        raise ValueError(f"scores is {scores.shape} but mask is {mt.shape}")
-    view = scores.numpy()
-    view += mt.numpy()
-
-
-def softmax(x: Tensor) -> Tensor:
-    """Stable softmax over the last dimension; any ndim >= 1."""
-    xt = as_tensor(x, "x")
-    if xt.ndim == 0 or xt.shape[-1] == 0:
-        raise ValueError(f"softmax needs a non-empty last dimension, got shape {xt.shape}")
-    v = xt.numpy()
-    e = np.exp(v - v.max(axis=-1, keepdims=True))  # max subtraction: no overflow
-    return tensor_from(e / e.sum(axis=-1, keepdims=True))

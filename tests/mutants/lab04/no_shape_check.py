@@ -1,8 +1,6 @@
 """Mutant: loops over q's head size and never checks k's shape or the ranks."""
 
-# caught-by: scores_errors
-
-from __future__ import annotations
+# fails: scores_errors
 
 import numpy as np
 
@@ -14,25 +12,4 @@ def attention_scores(q: Tensor, k: Tensor, scale: float) -> Tensor:
     qt, kt = as_tensor(q, "q"), as_tensor(k, "k")
     hd = qt.shape[1]
     qv, kv = qt.numpy(), kt.numpy()[:, :hd]
-    return tensor_from(np.float32(scale) * (qv @ kv.T))  # (S, T)
-
-
-def apply_mask(scores: Tensor, mask: Tensor) -> None:
-    """In place: scores += mask (shapes must match exactly)."""
-    mt = as_tensor(mask, "mask")
-    if not isinstance(scores, Tensor):
-        raise TypeError(f"scores must be a Tensor, not {type(scores).__name__}")
-    if scores.shape != mt.shape:
-        raise ValueError(f"scores is {scores.shape} but mask is {mt.shape}")
-    view = scores.numpy()
-    view += mt.numpy()
-
-
-def softmax(x: Tensor) -> Tensor:
-    """Stable softmax over the last dimension; any ndim >= 1."""
-    xt = as_tensor(x, "x")
-    if xt.ndim == 0 or xt.shape[-1] == 0:
-        raise ValueError(f"softmax needs a non-empty last dimension, got shape {xt.shape}")
-    v = xt.numpy()
-    e = np.exp(v - v.max(axis=-1, keepdims=True))  # max subtraction: no overflow
-    return tensor_from(e / e.sum(axis=-1, keepdims=True))
+    return tensor_from(np.float32(scale) * (qv @ kv.T))

@@ -1,12 +1,10 @@
 """Mutant: assumes every argument is a Tensor and calls .numpy() on it, so ndarrays fail."""
 
-# caught-by: accepts_arrays
-
-from __future__ import annotations
+# fails: accepts_arrays
 
 import numpy as np
 
-from framework import Tensor, as_tensor, tensor_from
+from framework import Tensor, tensor_from
 
 
 def attention_scores(q: Tensor, k: Tensor, scale: float) -> Tensor:
@@ -16,7 +14,7 @@ def attention_scores(q: Tensor, k: Tensor, scale: float) -> Tensor:
         raise ValueError(f"q and k must be 2-D, got q {qt.shape} and k {kt.shape}")
     if qt.shape[1] != kt.shape[1]:
         raise ValueError(f"q is {qt.shape} and k is {kt.shape}: head sizes (hd) differ")
-    return tensor_from(np.float32(scale) * (qt.numpy() @ kt.numpy().T))  # (S, T)
+    return tensor_from(np.float32(scale) * (qt.numpy() @ kt.numpy().T))
 
 
 def apply_mask(scores: Tensor, mask: Tensor) -> None:
