@@ -39,7 +39,8 @@ import ast
 import re
 import sys
 import tempfile
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,6 +53,8 @@ from grader.sandbox.client import Sandbox
 __all__ = [
     "Mutant",
     "MutantError",
+    "as_student",
+    "built",
     "check_lab",
     "compose",
     "failing_tests",
@@ -189,14 +192,36 @@ def compose(solution_source: str, mutant: Mutant) -> str:
     )
 
 
-def run_mutant(
-    mutant: Mutant, info: LabInfo, sandbox: Sandbox, lab: Lab | None = None
-) -> LabResult:
-    """Run the lab's tests against the mutant, built as ``student.py`` in a temporary folder."""
+@contextmanager
+def built(mutant: Mutant, info: LabInfo) -> Iterator[Path]:
+    """The mutant's program as ``student.py`` in a temporary folder, removed afterwards."""
     program = compose(info.solution.read_text(encoding="utf-8"), mutant)
     with tempfile.TemporaryDirectory(prefix=f"minillm-mutant-{mutant.name}-") as folder:
         student = Path(folder) / "student.py"
         student.write_text(program, encoding="utf-8")
+        yield student
+
+
+@contextmanager
+def as_student(impl: Path, info: LabInfo) -> Iterator[Path]:
+    """The file to run as the student's code for `impl`.
+
+    A mutant of the lab (a file in its mutants folder) is built with `built`; any other
+    file is used as it is. For tools that take an implementation path, such as a
+    handout's quoted report of a wrong implementation.
+    """
+    if impl.resolve().parent != mutants_dir(info).resolve():
+        yield impl
+        return
+    with built(parse_mutant(impl), info) as student:
+        yield student
+
+
+def run_mutant(
+    mutant: Mutant, info: LabInfo, sandbox: Sandbox, lab: Lab | None = None
+) -> LabResult:
+    """Run the lab's tests against the mutant (see `built`)."""
+    with built(mutant, info) as student:
         return run_tests(lab or load_lab(info), student, sandbox)
 
 

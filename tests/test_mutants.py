@@ -24,6 +24,7 @@ from grader.mutants import (
     SEPARATOR,
     Mutant,
     MutantError,
+    as_student,
     check_lab,
     compose,
     failing_tests,
@@ -227,6 +228,19 @@ def test_write_fails_rewrites_or_adds_the_line(tmp_path: Path) -> None:
     write_fails(bare, ["a", "c"])
     assert parse_mutant(bare).fails == ("a", "c")
     assert parse_mutant(bare).bug == "adds one."
+
+
+def test_as_student_builds_a_mutant_and_passes_other_files_through(tmp_path: Path) -> None:
+    info = next(i for i in all_labs() if i.id == "lab04")
+    mutant = mutant_paths(info)[0]
+    with as_student(mutant, info) as student:
+        assert student.name == "student.py" and student.parent != mutant.parent
+        text = student.read_text(encoding="utf-8")
+        assert text.startswith(info.solution.read_text(encoding="utf-8").rstrip("\n"))
+        assert SEPARATOR.format(name=mutant.stem) in text
+    assert not student.exists()
+    with as_student(info.solution, info) as student:
+        assert student == info.solution
 
 
 # -- the command line -------------------------------------------------------------------------
