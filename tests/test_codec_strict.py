@@ -1,0 +1,161 @@
+"""The decoder refuses every malformed or oversized reply with a CodecError, and only that.
+
+A reply comes from a process that runs student code, so it can be anything. Whatever it
+is, decoding must end quickly with a value or a `CodecError`: never a `KeyError`,
+`TypeError` or `ValueError` from inside the grader, never gigabytes of memory.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from framework import tensor_from
+from grader.codec import Budget, CodecError, Handle, dumps, loads
+
+
+def frame(doc: object, blobs: list[bytes] = ()) -> bytes:  # type: ignore[assignment]
+    raw = json.dumps(doc).encode()
+    parts = [struct.pack("<I", len(raw)), raw, struct.pack("<I", len(blobs))]
+    for b in blobs:
+        parts += [struct.pack("<Q", len(b)), b]
+    return b"".join(parts)
+
+
+def decodes_or_refuses(data: bytes) -> None:
+    try:
+        loads(data)
+    except CodecError:
+        pass
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=30,
+)
+tags = st.sampled_from(["$t", "$d", "$bytes", "$nd", "$tensor", "$h", "$new", "$rng", "x"])
+
+
+@st.composite
+def tagged(draw: st.DrawFn) -> object:
+    """Documents that look like the codec's own: a tag and fields of the wrong kinds."""
+    fields = draw(
+        st.dictionaries(
+            st.sampled_from(["dtype", "shape", "strides", "offset", "n", "type", "text", "args"]),
+            json_values,
+            max_size=4,
+        )
+    )
+    return {draw(tags): draw(json_values), **fields}
+
+
+@given(json_values | tagged(), st.lists(st.binary(max_size=64), max_size=3))
+def test_random_documents_decode_or_refuse(doc: object, blobs: list[bytes]) -> None:
+    decodes_or_refuses(frame(doc, blobs))
+
+
+values = st.recursive(
+    st.none() | st.integers() | st.floats() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.tuples(inner, inner),
+    max_leaves=10,
+)
+
+
+@given(values, st.data())
+def test_mutated_frames_decode_or_refuse(value: object, data: st.DataObject) -> None:
+    good = bytearray(
+        dumps([value, np.arange(6, dtype=np.float32), tensor_from(np.ones((2, 3), np.float32)).T])
+    )
+    for _ in range(data.draw(st.integers(1, 4))):
+        at = data.draw(st.integers(0, len(good) - 1))
+        good[at] = data.draw(st.integers(0, 255))
+    cut = data.draw(st.integers(0, len(good)))
+    decodes_or_refuses(bytes(good[:cut]) if data.draw(st.booleans()) else bytes(good))
+
+
+def test_missing_fields_are_codec_errors() -> None:
+    blob = np.zeros(4, np.float32).tobytes()
+    for doc in (
+        {"$tensor": 0, "shape": [4], "strides": [1]},  # no offset
+        {"$nd": 0, "shape": [4]},  # no dtype
+        {"$nd": 0, "dtype": "<f4"},  # no shape
+        {"$tensor": 0, "shape": [4], "strides": [1], "offset": "0"},
+        {"$h": "1"},
+        {"$d": [[[], 1]]},  # a list as a key
+        {"$rng": [1, 2]},
+    ):
+        with pytest.raises(CodecError):
+            loads(frame(doc, [blob]))
+
+
+def test_huge_integers_are_refused_quickly() -> None:
+    start = time.monotonic()
+    with pytest.raises(CodecError):
+        loads(frame(None)[:0] + struct.pack("<I", 5000) + b"9" * 5000 + struct.pack("<I", 0))
+    with pytest.raises(CodecError, match="digits"):
+        loads(frame(10**1000))
+    assert time.monotonic() - start < 5  # a guard against a hang, not a speed test
+
+
+def test_a_zero_stride_view_cannot_claim_gigabytes() -> None:
+    doc = {"$tensor": 0, "n": 1, "shape": [2**15, 2**14], "strides": [0, 0], "offset": 0}
+    with pytest.raises(CodecError, match="elements"):
+        loads(frame(doc, [np.zeros(1, np.float32).tobytes()]))
+
+
+def test_one_blob_referenced_many_times_counts_every_time() -> None:
+    n = 1 << 20
+    one = {"$nd": 0, "dtype": "<f4", "shape": [n]}
+    blob = np.zeros(n, np.float32).tobytes()
+    assert loads(frame([one] * 8, [blob]))[7].shape == (n,)
+    with pytest.raises(CodecError, match="elements"):
+        loads(frame([one] * 40, [blob]))  # 40 Mi elements > the 32 Mi budget
+
+
+def test_colliding_dict_keys_are_bounded() -> None:
+    p = 2**61 - 1  # hash(k * p) == 0 for every k: every insertion collides
+    doc = {"$d": [[k * p, 0] for k in range(5000)]}
+    start = time.monotonic()
+    with pytest.raises(CodecError, match="entries"):
+        loads(frame(doc))
+    assert time.monotonic() - start < 5  # a guard against a hang, not a speed test
+
+
+def test_lone_surrogates_become_printable() -> None:
+    text = loads(frame("bad \ud800 name"))
+    assert text == "bad \\ud800 name"
+    text.encode("utf-8")  # would raise UnicodeEncodeError before the fix
+    h = loads(frame({"$h": 1, "type": "x\udcffy", "text": ""}))
+    assert isinstance(h, Handle) and h.type_name == "x\\udcffy"
+
+
+def test_budget_is_configurable() -> None:
+    with pytest.raises(CodecError, match="items"):
+        loads(dumps(list(range(100))), budget=Budget(items=10))
+    assert loads(dumps(list(range(100)))) == list(range(100))
+
+
+def test_generators_cross_with_their_exact_state() -> None:
+    g = np.random.default_rng(7)
+    g.random(3)
+    g.integers(0, 10)  # leaves a buffered uint32: has_uint32 = 1
+    back = loads(dumps(g))
+    assert isinstance(back, np.random.Generator) and back is not g
+    assert np.array_equal(back.random(5), g.random(5))
+    assert back.integers(0, 1000) == g.integers(0, 1000)
+
+
+def test_only_pcg64_generators_are_sent() -> None:
+    with pytest.raises(CodecError, match="PCG64"):
+        dumps(np.random.Generator(np.random.MT19937(1)))
+    with pytest.raises(CodecError):
+        loads(frame({"$rng": [2**130, 1, 0, 0]}))
