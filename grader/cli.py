@@ -70,7 +70,7 @@ def verify(
     sandbox.start()  # warms up while the checks load
     try:
         from grader.labs import UnknownLab, load_lab, resolve_lab
-        from grader.report import print_report
+        from grader.report import print_report, render_json
         from grader.runner import run_lab
 
         try:
@@ -89,7 +89,7 @@ def verify(
     report_stream = sys.stderr if json_path is not None and str(json_path) == "-" else sys.stdout
     print_report(result, chosen, color=False if no_color else None, file=report_stream)
     if json_path is not None:
-        doc = json.dumps(result.to_json(chosen), ensure_ascii=False, indent=2) + "\n"
+        doc = json.dumps(render_json(result, chosen), ensure_ascii=False, indent=2) + "\n"
         if str(json_path) == "-":
             sys.stdout.write(doc)
         else:

@@ -15,19 +15,29 @@
 
 Colour comes from rich on a terminal; elsewhere (pipes, files, `NO_COLOR`, `--no-color`)
 the same characters are printed without escape codes. `render_plain` returns the text
-itself, which is what the handouts quote.
+itself, which is what the handouts quote. `render_json` is the same result as the
+documented JSON document (`SCHEMA` is its version). Every renderer of a result lives here.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
 from grader.i18n import Text
 from grader.results import CheckResult, LabResult, Status, TestResult
 
-__all__ = ["print_report", "render_lines", "render_plain"]
+__all__ = [
+    "SCHEMA",
+    "print_report",
+    "render_json",
+    "render_lines",
+    "render_plain",
+    "render_test_block",
+]
+
+SCHEMA = 2  # version of the JSON document; bumped when a field changes meaning
 
 RULE = "=" * 40
 _STYLE = {
@@ -61,6 +71,30 @@ def _message_lines(text: str, indent: str, limit: int) -> list[Line]:
     return out
 
 
+def _output_lines(c: CheckResult, lang: str) -> list[Line]:
+    """What the student's code printed: the first lines, and how much was left out."""
+    head = "你的代码打印了:" if lang == "zh" else "your code printed:"
+    kept = c.output.rstrip("\n")
+    rows = kept.splitlines()
+    lines: list[Line] = [[("         " + head, "dim")]]
+    lines += [[("         | " + r, "dim")] for r in rows[:_MAX_OUTPUT_LINES]]
+    hidden = len(rows) - _MAX_OUTPUT_LINES
+    shown_all = c.output_bytes <= len(c.output.encode("utf-8"))
+    if hidden > 0 or not shown_all:
+        if lang == "zh":
+            more = f"另有 {hidden} 行未显示" if hidden > 0 else ""
+            total = "" if shown_all else f"共打印了 {c.output_bytes} 字节，只保留了开头"
+            text = "，".join(p for p in (more, total) if p)
+        else:
+            more = f"{hidden} more lines not shown" if hidden > 0 else ""
+            total = (
+                "" if shown_all else f"{c.output_bytes} bytes printed in all, only the start kept"
+            )
+            text = "; ".join(p for p in (more, total) if p)
+        lines.append([("         | … (" + text + ")", "dim")])
+    return lines
+
+
 def _check_lines(c: CheckResult, lang: str) -> list[Line]:
     lines: list[Line] = [
         [("  ", ""), (f"[{c.status.value}]", _STYLE[c.status]), (" " + c.name.pick(lang), "")]
@@ -68,10 +102,7 @@ def _check_lines(c: CheckResult, lang: str) -> list[Line]:
     if c.message is not None and c.status is not Status.PASS:
         lines += _message_lines(c.message.pick(lang), "         ", _MAX_MESSAGE_LINES)
     if c.output and c.status is not Status.PASS:
-        head = "你的代码打印了:" if lang == "zh" else "your code printed:"
-        lines.append([("         " + head, "dim")])
-        for row in _message_lines(c.output.rstrip("\n"), "         | ", _MAX_OUTPUT_LINES):
-            lines.append([(row[0][0], "dim")])
+        lines += _output_lines(c, lang)
     return lines
 
 
@@ -122,11 +153,64 @@ def render_lines(result: LabResult, lang: str) -> list[Line]:
         )
         lines += _message_lines(result.import_error.pick(lang), "  ", _MAX_MESSAGE_LINES)
         lines.append([])
+    for note in result.notes:
+        lines += [[(note.pick(lang), "dim")], []]
     for t in result.tests:
         lines += _test_lines(t, lang)
         lines.append([])
     lines += [[(RULE, "bold")], _summary(result, lang), [(RULE, "bold")]]
     return lines
+
+
+def render_test_block(test: TestResult, lang: str) -> list[Line]:
+    """The lines of one `[TEST n]` block, as in the full report (for the pytest plugin)."""
+    return _test_lines(test, lang)
+
+
+def render_json(result: LabResult, lang: str) -> dict[str, Any]:
+    """The documented JSON result (README), texts in `lang` plus both titles."""
+    tests = []
+    for t in result.tests:
+        entry: dict[str, Any] = {
+            "id": t.id,
+            "title": t.title.pick(lang),
+            "titles": {"zh": t.title.zh, "en": t.title.en},
+            "status": t.status.value,
+            "points": t.points,
+            "hidden": t.hidden,
+            "checks": [_check_json(c, lang) for c in t.checks],
+        }
+        if t.reason is not None:
+            entry["reason"] = t.reason.pick(lang)
+        tests.append(entry)
+    doc: dict[str, Any] = {
+        "schema": SCHEMA,
+        "lab": result.lab,
+        "title": result.title.pick(lang),
+        "titles": {"zh": result.title.zh, "en": result.title.en},
+        "lang": lang,
+        "impl": result.impl,
+        "sandbox": result.sandbox,
+        "duration_s": round(result.seconds, 4),
+        "score": result.score,
+        "max_score": result.max_score,
+        "summary": result.summary(),
+        "notes": [n.pick(lang) for n in result.notes],
+        "tests": tests,
+    }
+    if result.import_error is not None:
+        doc["import_error"] = result.import_error.pick(lang)
+    return doc
+
+
+def _check_json(c: CheckResult, lang: str) -> dict[str, Any]:
+    return {
+        "name": c.name.pick(lang),
+        "status": c.status.value,
+        "message": c.message.pick(lang) if c.message else "",
+        "output": c.output,
+        "output_bytes": c.output_bytes,
+    }
 
 
 def render_plain(result: LabResult, lang: str) -> str:

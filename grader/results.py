@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
 
 from grader.i18n import Text
 
@@ -29,7 +28,8 @@ class CheckResult:
     name: Text
     status: Status
     message: Text | None = None
-    output: str = ""
+    output: str = ""  # what the student's code printed (as much as was kept)
+    output_bytes: int = 0  # how much it printed in all
 
 
 @dataclass
@@ -45,6 +45,8 @@ class TestResult:
     checks: list[CheckResult] = field(default_factory=list)
     reason: Text | None = None
     seconds: float = 0.0
+    points: float = 1.0  # weight in a grade (`minillm grade`); 0 for practice tests
+    hidden: bool = False  # instructors' check: not shown to students before grading
 
 
 @dataclass
@@ -57,6 +59,8 @@ class LabResult:
     seconds: float
     tests: list[TestResult]
     import_error: Text | None = None
+    sandbox: str = ""  # which sandbox backend ran the student's code ("fork" or "spawn")
+    notes: list[Text] = field(default_factory=list)  # one-line facts about the run itself
 
     @property
     def passed(self) -> bool:
@@ -85,35 +89,12 @@ class LabResult:
                 counts[c.status] += 1
         return counts
 
-    def to_json(self, lang: str) -> dict[str, Any]:
-        """The documented JSON result, with texts in `lang`."""
-        tests = []
-        for t in self.tests:
-            checks = [
-                {
-                    "name": c.name.pick(lang),
-                    "status": c.status.value,
-                    "message": c.message.pick(lang) if c.message else "",
-                }
-                for c in t.checks
-            ]
-            entry: dict[str, Any] = {
-                "id": t.id,
-                "title": t.title.pick(lang),
-                "status": t.status.value,
-                "checks": checks,
-            }
-            if t.reason is not None:
-                entry["reason"] = t.reason.pick(lang)
-            tests.append(entry)
-        doc: dict[str, Any] = {
-            "lab": self.lab,
-            "title": self.title.pick(lang),
-            "impl": self.impl,
-            "duration_s": round(self.seconds, 4),
-            "summary": self.summary(),
-            "tests": tests,
-        }
-        if self.import_error is not None:
-            doc["import_error"] = self.import_error.pick(lang)
-        return doc
+    @property
+    def score(self) -> float:
+        """Points of the tests that passed."""
+        return sum(t.points for t in self.tests if t.status is Status.PASS)
+
+    @property
+    def max_score(self) -> float:
+        """Points of every test."""
+        return sum(t.points for t in self.tests)

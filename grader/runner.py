@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 import traceback
 from pathlib import Path
+from typing import Any
 
 from grader.dsl import Abort, Lab, TestContext, TestSpec
 from grader.explain import import_message
@@ -52,18 +53,54 @@ def run_tests(lab: Lab, impl: Path, sandbox: Sandbox) -> LabResult:
                 )
             )
         first.close()
-        return LabResult(lab.id, lab.title, str(impl), time.perf_counter() - start, results, err)
+        return _lab_result(lab, impl, sandbox, start, results, err)
+    values: dict[str, Any] = {}
     try:
         for n, spec in enumerate(lab.tests, 1):
-            result = run_one(spec, n, first, by_id)
+            result = run_one(spec, n, first, by_id, lab=lab, values=values)
             results.append(result)
             by_id[spec.id] = result
     finally:
         first.close()
-    return LabResult(lab.id, lab.title, str(impl), time.perf_counter() - start, results)
+    return _lab_result(lab, impl, sandbox, start, results)
 
 
-def run_one(spec: TestSpec, n: int, session: Session, done: dict[str, TestResult]) -> TestResult:
+def _lab_result(
+    lab: Lab, impl: Path, sandbox: Sandbox, start: float, tests: list[TestResult], err: Any = None
+) -> LabResult:
+    notes = []
+    if getattr(sandbox, "memory_limited", True) is False:
+        reason = str(getattr(sandbox, "memory_note", ""))
+        notes.append(
+            tr(
+                f"注意：这台机器上无法限制你的代码的内存{('（' + reason + '）') if reason else ''}",
+                f"note: your code's memory cannot be limited on this system"
+                f"{(' (' + reason + ')') if reason else ''}",
+            )
+        )
+    return LabResult(
+        lab.id,
+        lab.title,
+        str(impl),
+        time.perf_counter() - start,
+        tests,
+        err,
+        sandbox=str(getattr(sandbox, "backend", "fork")),
+        notes=notes,
+    )
+
+
+def run_one(
+    spec: TestSpec,
+    n: int,
+    session: Session,
+    done: dict[str, TestResult],
+    *,
+    lab: Lab | None = None,
+    values: dict[str, Any] | None = None,
+) -> TestResult:
+    """Run one test after its prerequisites (`done`); `values` holds what tests returned."""
+    values = {} if values is None else values
     blocked = [r for r in spec.requires if done[r].status is not Status.PASS]
     if blocked:
         names = ", ".join(f"[TEST {done[r].number}]" for r in blocked)
@@ -76,6 +113,8 @@ def run_one(spec: TestSpec, n: int, session: Session, done: dict[str, TestResult
                 Status.TODO,
                 [],
                 tr(f"先完成 {names}", f"complete {names} first"),
+                points=spec.points,
+                hidden=spec.hidden,
             )
         return TestResult(
             spec.id,
@@ -84,33 +123,67 @@ def run_one(spec: TestSpec, n: int, session: Session, done: dict[str, TestResult
             Status.SKIP,
             [],
             tr(f"先让 {names} 通过", f"needs {names} to pass first"),
+            points=spec.points,
+            hidden=spec.hidden,
         )
-    t = TestContext(session, spec.timeout)
+    prior = {r: values[r] for r in spec.requires if r in values}
+    t = TestContext(session, spec.timeout, lab=lab, output=spec.output, prior=prior)
     start = time.perf_counter()
     status = Status.PASS
     try:
-        spec.fn(t)
+        if spec.setup is not None:
+            spec.setup(t)
+        values[spec.id] = spec.fn(t)
     except Abort as stop:
         t.checks.append(stop.line)
         status = stop.status
     except Exception as e:  # a bug in verify.py, not in the student's code
-        detail = "".join(traceback.format_exception_only(type(e), e)).strip()
-        t.checks.append(
-            CheckResult(
-                tr("评测程序内部错误", "internal grader error"),
-                Status.ERROR,
-                tr(
-                    f"这不是你的代码的问题，请告诉助教：{detail}",
-                    f"not a problem with your code; please tell the staff: {detail}",
-                ),
-            )
-        )
+        t.checks.append(_grader_bug(e))
         status = Status.ERROR
-    if status is Status.PASS and any(c.status is not Status.PASS for c in t.checks):
-        status = Status.FAIL
+    finally:
+        if spec.teardown is not None:
+            try:
+                spec.teardown(t)
+            except Abort:
+                pass  # the test already has its status; teardown only cleans up
+            except Exception as e:
+                t.checks.append(_grader_bug(e))
+                status = Status.ERROR
+    if status is Status.PASS:
+        status = _worst(t.checks)
     if status is Status.PASS and not t.checks:
         status = Status.ERROR
         t.checks.append(
             CheckResult(tr("这个测试没有任何检查", "this test has no checks"), Status.ERROR)
         )
-    return TestResult(spec.id, n, spec.title, status, t.checks, None, time.perf_counter() - start)
+    return TestResult(
+        spec.id,
+        n,
+        spec.title,
+        status,
+        t.checks,
+        None,
+        time.perf_counter() - start,
+        points=spec.points,
+        hidden=spec.hidden,
+    )
+
+
+def _worst(checks: list[CheckResult]) -> Status:
+    """A test whose lines all returned: ERROR if a call raised, else FAIL if one failed."""
+    statuses = {c.status for c in checks}
+    if Status.ERROR in statuses:
+        return Status.ERROR
+    return Status.FAIL if statuses - {Status.PASS} else Status.PASS
+
+
+def _grader_bug(e: Exception) -> CheckResult:
+    detail = "".join(traceback.format_exception_only(type(e), e)).strip()
+    return CheckResult(
+        tr("评测程序内部错误", "internal grader error"),
+        Status.ERROR,
+        tr(
+            f"这不是你的代码的问题，请告诉助教：{detail}",
+            f"not a problem with your code; please tell the staff: {detail}",
+        ),
+    )

@@ -65,8 +65,25 @@ def test_json_result_has_the_documented_shape(tmp_path: Path) -> None:
     proc = minillm("verify", "lab04", "--solution", "--json", str(out), "--lang", "en")
     assert proc.returncode == 0
     doc = json.loads(out.read_text(encoding="utf-8"))
-    assert set(doc) >= {"lab", "title", "impl", "duration_s", "summary", "tests"}
+    assert set(doc) == {
+        "schema",
+        "lab",
+        "title",
+        "titles",
+        "lang",
+        "impl",
+        "sandbox",
+        "duration_s",
+        "score",
+        "max_score",
+        "summary",
+        "notes",
+        "tests",
+    }
+    assert doc["schema"] == 2 and doc["sandbox"] in ("fork", "spawn")
     assert doc["lab"] == "lab04" and doc["title"] == "Multi-head self-attention"
+    assert doc["titles"] == {"zh": "多头自注意力", "en": "Multi-head self-attention"}
+    assert doc["score"] == doc["max_score"] == len(doc["tests"])
     assert set(doc["summary"]) == {
         "total",
         "passed",
@@ -78,8 +95,8 @@ def test_json_result_has_the_documented_shape(tmp_path: Path) -> None:
     }
     assert doc["summary"]["passed"] == doc["summary"]["total"] == len(doc["tests"])
     first = doc["tests"][0]
-    assert set(first) >= {"id", "title", "status", "checks"}
-    assert set(first["checks"][0]) == {"name", "status", "message"}
+    assert set(first) == {"id", "title", "titles", "status", "points", "hidden", "checks"}
+    assert set(first["checks"][0]) == {"name", "status", "message", "output", "output_bytes"}
 
 
 def test_json_to_stdout_moves_the_report_to_stderr() -> None:
