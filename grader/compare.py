@@ -134,22 +134,27 @@ def compare_allclose(
     nan_count = int(np.isnan(act).sum())
     excess = np.where(bad, np.nan_to_num(err - tol, nan=np.inf, posinf=np.inf), -np.inf)
     worst = np.unravel_index(int(np.argmax(excess)), act.shape)
-    finite = ~np.isnan(err) & ~np.isinf(err)
-    max_abs = float(err[finite].max()) if finite.any() else float("nan")
+    # NaN and inf errors are the largest there are: a summary must never read "max error 0"
+    # next to a NaN cell, so they are counted as infinite here.
+    err_all = np.where(np.isnan(err), np.inf, err)
+    max_abs = float(err_all.max())
     with np.errstate(divide="ignore", invalid="ignore"):
-        rel = np.where(finite & (exp != 0), err / np.abs(exp), 0.0)
-    max_rel = float(rel[finite].max()) if finite.any() else float("nan")
+        rel = np.where(exp != 0, err_all / np.abs(exp), np.where(err_all > 0, np.inf, 0.0))
+    max_rel = float(rel.max())
+    if np.isnan(err).any():
+        max_abs = max_rel = float("nan")
     idx = list(int(i) for i in worst)
     zh = [
         f"{int(bad.sum())}/{act.size} 个元素不对；最差的是 {idx}：期望 {fmt(float(exp[worst]))}，"
         f"实际 {fmt(float(act[worst]))}",
-        f"最大绝对误差 {max_abs:.3g}，最大相对误差 {max_rel:.3g}"
+        f"最大绝对误差 {_err(max_abs)}，最大相对误差 {_err(max_rel)}"
         f"（容差 atol={atol:g}, rtol={rtol:g}）",
     ]
     en = [
         f"{int(bad.sum())}/{act.size} elements differ; worst at {idx}: expected "
         f"{fmt(float(exp[worst]))}, got {fmt(float(act[worst]))}",
-        f"max abs error {max_abs:.3g}, max rel error {max_rel:.3g} (atol={atol:g}, rtol={rtol:g})",
+        f"max abs error {_err(max_abs)}, max rel error {_err(max_rel)} "
+        f"(atol={atol:g}, rtol={rtol:g})",
     ]
     if nan_count:
         zh.append(f"输出里有 {nan_count} 个 NaN")
@@ -168,6 +173,10 @@ def compare_allclose(
             _indent(fmt(act.astype(np.float32))),
         ]
     return False, Text("\n".join(zh), "\n".join(en))
+
+
+def _err(x: float) -> str:
+    return "NaN" if math.isnan(x) else f"{x:.3g}"
 
 
 def _indent(block: str) -> str:

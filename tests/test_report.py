@@ -102,3 +102,29 @@ def test_default_language(monkeypatch: pytest.MonkeyPatch) -> None:
     assert default_lang() == "en"
     monkeypatch.setenv("MINILLM_LANG", "zh")
     assert default_lang() == "zh"
+
+
+def test_nan_cells_count_in_the_error_summary() -> None:
+    from grader.compare import compare_allclose
+
+    ok, msg = compare_allclose(
+        np.array([1.0, float("nan"), 3.0]), np.array([1.0, 2.0, 3.0]), atol=1e-6, rtol=0.0
+    )
+    assert not ok and msg is not None
+    assert "worst at [1]" in msg.en and "max abs error NaN" in msg.en
+    assert "max abs error 0" not in msg.en
+
+
+def test_an_output_flood_says_how_much_was_left_out() -> None:
+    from grader.i18n import tr
+    from grader.report import render_plain
+    from grader.results import CheckResult, LabResult, Status, TestResult
+
+    kept = "".join(f"line {i}\n" for i in range(100))
+    check = CheckResult(tr("x", "x"), Status.FAIL, None, kept, 1_000_000)
+    result = LabResult(
+        "lab04", tr("t", "t"), "s.py", 0.0, [TestResult("a", 1, tr("a", "a"), Status.FAIL, [check])]
+    )
+    text = render_plain(result, "en")
+    assert "92 more lines not shown" in text
+    assert "1000000 bytes printed in all" in text
