@@ -226,7 +226,7 @@ def test_points_and_forbid_are_validated() -> None:
     lab = Lab("labxx", "x", "x")
     with pytest.raises(ValueError, match="points"):
         lab.test("x", "x", points=-1)
-    with pytest.raises(ValueError, match="framework.module:name"):
+    with pytest.raises(ValueError, match=r"framework\.module:name"):
         lab.forbid("softmax", "numpy:exp", why="no")
     lab.forbid("softmax", "framework.math_ops:softmax", why=("自己写", "write it yourself"))
     assert lab.forbidden["softmax"].targets == ("framework.math_ops:softmax",)
