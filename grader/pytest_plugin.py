@@ -1,32 +1,41 @@
 """A pytest plugin: `pytest labs/lab04` runs that lab's verify tests as pytest items.
 
 Each `@lab.test` of a `labs/labNN/verify.py` becomes one item, so IDE test explorers list
-them and `-k`, `-x` and `--lf` work. Calls still go to the sandbox; a failing item shows the
-same lines as the verify report. Options: ``--minillm-impl solution`` (the reference) or
+them (at the test's own line of verify.py) and `-k`, `-x` and `--lf` work. As with
+`minillm verify`, one sandbox child serves all of a lab's tests in a pytest run, and a
+failing item shows the same block as the verify report. A selected test whose
+prerequisites were deselected (``-k``) runs them first, silently: their results decide
+whether it runs, as in a full run. Options: ``--minillm-impl solution`` (the reference) or
 ``--minillm-impl PATH``; ``--minillm-lang en``.
 
 Registered through the ``pytest11`` entry point; it only collects files named verify.py
-inside ``labs/labNN/`` folders and changes nothing else.
+inside ``labs/labNN/`` folders and changes nothing else. Built like pytest's own
+`DoctestItem` (``_pytest/doctest.py``): a File collector that yields custom Items.
 """
 
 from __future__ import annotations
 
+import inspect
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from grader.i18n import default_lang
+from grader.dsl import Lab, TestSpec
+from grader.explain import import_message
+from grader.i18n import Text, default_lang, tr
 from grader.labs import LabInfo, load_lab
-from grader.report import render_lines
-from grader.results import LabResult, Status, TestResult
+from grader.report import render_test_block
+from grader.results import Status, TestResult
 from grader.runner import run_one
 from grader.sandbox.client import Sandbox
+from grader.sandbox.session import Session
+
+__all__ = ["VerifyFailure", "VerifyFile", "VerifyItem"]
 
 _LAB_DIR = re.compile(r"^lab\d\d$")
 _SANDBOX_KEY = pytest.StashKey[Sandbox]()
-_DONE_KEY = pytest.StashKey[dict[str, TestResult]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -53,69 +62,117 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         sandbox.close()
 
 
-class VerifyFile(pytest.File):
-    """The tests of one lab's verify.py."""
+def _sandbox(config: pytest.Config) -> Sandbox:
+    """The pytest run's one sandbox (its zygote), started on first use."""
+    if _SANDBOX_KEY not in config.stash:
+        config.stash[_SANDBOX_KEY] = Sandbox()
+    sandbox = config.stash[_SANDBOX_KEY]
+    sandbox.start()
+    return sandbox
 
-    def collect(self) -> Any:
+
+def _lang(config: pytest.Config) -> str:
+    return str(config.getoption("--minillm-lang") or default_lang())
+
+
+class VerifyFile(pytest.File):
+    """The tests of one lab's verify.py, and the sandbox session that serves them."""
+
+    lab: Lab
+    impl: Path
+    results: dict[str, TestResult]
+    values: dict[str, object]  # what each test returned, for the tests that require it
+    import_error: Text | None = None
+    _session: Session | None = None
+
+    def collect(self) -> Iterator[VerifyItem]:
         info = LabInfo(self.path.parent.name, self.path.parent)
-        lab = load_lab(info)
+        self.lab = load_lab(info)
         choice = self.config.getoption("--minillm-impl")
-        impl = (
-            info.student
-            if choice is None
-            else (info.solution if choice == "solution" else Path(choice).resolve())
-        )
-        for number, spec in enumerate(lab.tests, 1):
-            item = VerifyItem.from_parent(self, name=spec.id, spec=spec, number=number, impl=impl)
-            item.lab_title = lab.title
+        if choice is None:
+            self.impl = info.student
+        else:
+            self.impl = info.solution if choice == "solution" else Path(choice).resolve()
+        self.results = {}
+        self.values = {}
+        for number, spec in enumerate(self.lab.tests, 1):
+            item = VerifyItem.from_parent(self, name=spec.id)
+            item.spec, item.number = spec, number
             yield item
+
+    def result(self, test_id: str) -> TestResult:
+        """The result of test `test_id`; runs it, after its prerequisites, if not yet run."""
+        if test_id in self.results:
+            return self.results[test_id]
+        number, spec = next((n, s) for n, s in enumerate(self.lab.tests, 1) if s.id == test_id)
+        for required in spec.requires:
+            self.result(required)
+        session = self._open()
+        if self.import_error is not None:
+            cannot = tr("无法导入 student.py", "cannot import student.py")
+            result = TestResult(spec.id, number, spec.title, Status.ERROR, [], cannot)
+        else:
+            result = run_one(spec, number, session, self.results, lab=self.lab, values=self.values)
+        self.results[test_id] = result
+        return result
+
+    def _open(self) -> Session:
+        """The lab's session: one child, forked on first use (and replaced if it misbehaves)."""
+        if self._session is None:
+            self._session = _sandbox(self.config).session(str(self.impl))
+            probe = self._session.ensure()
+            if probe is not None and probe.kind == "import":
+                self.import_error = import_message(probe.exc or {})
+        return self._session
+
+    def teardown(self) -> None:
+        if self._session is not None:
+            self._session.close()
+            self._session = None
 
 
 class VerifyItem(pytest.Item):
-    """One `@lab.test`, run in the sandbox."""
+    """One `@lab.test`, run in the lab's sandbox session."""
 
-    def __init__(self, *, spec: Any, number: int, impl: Path, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.spec = spec
-        self.number = number
-        self.impl = impl
-        self.lab_title: Any = None
-        self.result: TestResult | None = None
+    spec: TestSpec
+    number: int
+
+    @property
+    def lab_file(self) -> VerifyFile:
+        parent = self.parent
+        assert isinstance(parent, VerifyFile)
+        return parent
 
     def runtest(self) -> None:
-        config = self.config
-        if _SANDBOX_KEY not in config.stash:
-            config.stash[_SANDBOX_KEY] = Sandbox()
-            config.stash[_DONE_KEY] = {}
-        sandbox, done = config.stash[_SANDBOX_KEY], config.stash[_DONE_KEY]
-        sandbox.start()
-        missing = [r for r in self.spec.requires if r not in done]
-        for r in missing:  # prerequisites deselected with -k: treat as not run
-            done[r] = TestResult(r, 0, self.spec.title, Status.SKIP)
-        session = sandbox.session(str(self.impl))
-        try:
-            self.result = run_one(self.spec, self.number, session, done)
-        finally:
-            session.close()
-        done[self.spec.id] = self.result
-        if self.result.status is Status.SKIP:
-            reason = self.result.reason.pick(self._lang()) if self.result.reason else ""
-            pytest.skip(reason)
-        if self.result.status is not Status.PASS:
-            raise VerifyFailure(self.result)
+        result = self.lab_file.result(self.spec.id)
+        if result.status is Status.SKIP:
+            pytest.skip(result.reason.pick(_lang(self.config)) if result.reason else "")
+        if result.status is not Status.PASS:
+            raise VerifyFailure(result)
 
-    def _lang(self) -> str:
-        return str(self.config.getoption("--minillm-lang") or default_lang())
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
-        if isinstance(excinfo.value, VerifyFailure):
-            result = LabResult("", self.lab_title, str(self.impl), 0.0, [excinfo.value.result])
-            lines = render_lines(result, self._lang())[4:-4]  # the test block only
-            return "\n".join("".join(seg for seg, _ in line) for line in lines)
-        return str(super().repr_failure(excinfo))
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: str | None = None
+    ) -> str:
+        if not isinstance(excinfo.value, VerifyFailure):
+            return str(super().repr_failure(excinfo))
+        lang = _lang(self.config)
+        lines = [
+            "".join(seg for seg, _ in line)
+            for line in render_test_block(excinfo.value.result, lang)
+        ]
+        error = self.lab_file.import_error
+        if error is not None:
+            lines += ["  " + row for row in error.pick(lang).splitlines()]
+        return "\n".join(lines)
 
     def reportinfo(self) -> tuple[Path, int, str]:
-        return self.path, 0, f"[TEST {self.number}] {self.spec.title.pick(self._lang())}"
+        """verify.py, the 0-based line where the test is declared, and its `[TEST n]` title."""
+        try:
+            line = inspect.unwrap(self.spec.fn).__code__.co_firstlineno - 1
+        except AttributeError:  # not a plain function: point at the file
+            line = 0
+        title = self.spec.title.pick(_lang(self.config))
+        return self.path, line, f"[TEST {self.number}] {title}"
 
 
 class VerifyFailure(Exception):
