@@ -5,6 +5,8 @@ are re-exported here so that `from framework import Tensor, softmax` works.
 """
 
 from framework.attention import MASK_VALUE, AttentionCache, MultiHeadAttention, create_causal_mask
+from framework.bpe_tokenizer import BPETokenizer
+from framework.chat import Conversation
 from framework.embedding import Embedding, sinusoidal_table
 from framework.math_ops import (
     gelu,
@@ -47,7 +49,9 @@ __all__ = [
     "PAD_ID",
     "UNK_ID",
     "AttentionCache",
+    "BPETokenizer",
     "ByteTokenizer",
+    "Conversation",
     "Embedding",
     "MultiHeadAttention",
     "Tensor",
