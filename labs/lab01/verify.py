@@ -31,7 +31,8 @@ C23 = np.array([[0, 1, 2], [10, 11, 12]], dtype=F32)  # the C course's tensor, 1
 def ref_softmax(x: Any) -> np.ndarray:
     z = np.asarray(x, dtype=np.float64)
     e = np.exp(z - z.max())
-    return e / e.sum()
+    out: np.ndarray = e / e.sum()
+    return out
 
 
 def distinct(shape: tuple[int, ...]) -> np.ndarray:
@@ -436,6 +437,16 @@ def softmax_values(t: TestContext) -> None:
     xr = (rng.standard_normal(7) * 3).astype(F32)
     out = t.call("softmax_stable", tensor_from(xr)).value
     t.allclose(("长度 7 的随机输入", "random input of length 7"), out, ref_softmax(xr), atol=EPS)
+    t.views(
+        (
+            "同样的随机输入，作为步长 2、带 offset 的视图",
+            "the same random input as a view with stride 2 and an offset",
+        ),
+        "softmax_stable",
+        xr,
+        expected=ref_softmax(xr),
+        atol=EPS,
+    )
 
 
 @lab.test("softmax_stable：±1e4 的输入也不出 NaN", "softmax_stable: inputs of ±1e4 give no NaN")

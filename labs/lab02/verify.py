@@ -16,7 +16,7 @@ from framework.tokenizer import ByteTokenizer
 from grader.dsl import Lab, TestContext
 from grader.i18n import Text, tr
 
-lab = Lab("lab02", "字符级 Tokenizer", "Byte-level tokenizer")
+lab = Lab("lab02", "字节级 Tokenizer", "Byte-level tokenizer")
 
 REF = ByteTokenizer()  # the framework's tokenizer, in the grader's process
 TOKENIZER = "framework.tokenizer:ByteTokenizer"

@@ -44,7 +44,8 @@ def ref_pe_rows(seq_len: int, hidden_dim: int) -> np.ndarray:
 
 
 def ref_forward(table: np.ndarray, ids: list[int]) -> np.ndarray:
-    return table[ids].astype(np.float64) + ref_pe_rows(len(ids), table.shape[1])  # (S, H)
+    out: np.ndarray = table[ids].astype(np.float64) + ref_pe_rows(len(ids), table.shape[1])
+    return out  # (S, H)
 
 
 def ref_backward(vocab_size: int, ids: list[int], grad: np.ndarray) -> np.ndarray:
@@ -149,12 +150,12 @@ def pe_frequencies(t: TestContext) -> None:
     for (pos, dim, h), name in probes:
         t.close(name, pe_value(t, pos, dim, h), ref_pe(pos, dim, h), atol=PE_TOL)
     rng = t.rng(303)
-    probes = []
+    sweep: list[tuple[int, int, int]] = []
     for _ in range(24):
         h = int(rng.choice([8, 9, 16, 64, 128]))
-        probes.append((int(rng.integers(0, 1001)), int(rng.integers(0, h)), h))
-    got = [c.value for c in t.map("pe_sinusoidal", probes)]
-    want = [ref_pe(pos, dim, h) for pos, dim, h in probes]
+        sweep.append((int(rng.integers(0, 1001)), int(rng.integers(0, h)), h))
+    got = [c.value for c in t.map("pe_sinusoidal", sweep)]
+    want = [ref_pe(pos, dim, h) for pos, dim, h in sweep]
     t.allclose(
         ("24 个随机 (pos, dim, H)，pos ≤ 1000", "24 random (pos, dim, H) probes, pos ≤ 1000"),
         got,
@@ -353,6 +354,18 @@ def backward_repeated(t: TestContext) -> None:
         grad,
         ref_backward(50, ids, g),
         atol=1e-6,
+    )
+    t.views(
+        (
+            "grad_out 是非连续视图（列主序、带 offset）时结果也对",
+            "correct when grad_out is a non-contiguous view (column-major, offset)",
+        ),
+        "embedding_backward",
+        emb,
+        ids,
+        g,
+        expected=ref_backward(50, ids, g),
+        atol=1e-6,  # the same sums as above
     )
 
 

@@ -21,7 +21,8 @@ EPS = 1e-6  # values of order 1 computed in float32: a few ulps
 def ref_softmax(x: np.ndarray) -> np.ndarray:
     z = np.asarray(x, dtype=np.float64)
     e = np.exp(z - z.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
+    out: np.ndarray = e / e.sum(axis=-1, keepdims=True)
+    return out
 
 
 @lab.test("attention_scores：单位矩阵与缩放", "attention_scores: identity inputs and scaling")
@@ -112,17 +113,18 @@ def mask_causal(t: TestContext) -> None:
     mask = create_causal_mask(3)
     call = t.call("apply_mask", tensor_from(np.zeros((3, 3), F32)), mask)
     t.check(
-        ("返回 None（原地修改）", "returns None (works in place)"),
+        ("返回 None", "returns None"),
         call.value is None,
         (
-            "apply_mask 应该原地修改 scores 并返回 None",
-            "apply_mask must change scores in place and return None",
+            f"apply_mask 原地修改 scores，应返回 None，实际返回了 {type(call.value).__name__}",
+            f"apply_mask works in place and returns None, not a {type(call.value).__name__}",
         ),
     )
     t.allclose(
         (
-            "全零 scores 加掩码后等于掩码（对角线及以下 0，以上 -1e9）",
-            "zero scores plus the mask equal the mask (0 on and below the diagonal, -1e9 above)",
+            "scores 被原地修改：全零 scores 加掩码后等于掩码（对角线及以下 0，以上 -1e9）",
+            "scores changed in place: zero scores plus the mask equal the mask "
+            "(0 on and below the diagonal, -1e9 above)",
         ),
         call.args[0],
         mask.numpy(),
@@ -143,21 +145,24 @@ def mask_adds(t: TestContext) -> None:
         atol=0.0,
         rtol=1e-7,
     )
-    t.unchanged(("mask 没有被修改", "the mask is left unchanged"), mask, call.args[1])
-    before = tensor_from(scores)
-    out = t.attempt("apply_mask", before, tensor_from(np.ones((3, 2), F32)))
-    t.check(
+    t.unchanged(
+        ("mask 没有被修改", "the mask is left unchanged"), mask, call.args[1], returns_new=False
+    )
+    raised = t.raises(
         (
             "形状不同（[2, 3] 与 [3, 2]）→ ValueError",
             "mismatched shapes ([2, 3] vs [3, 2]) → ValueError",
         ),
-        out.kind == "exception" and "ValueError" in (out.exc or {}).get("mro", []),
-        ("应当抛出 ValueError", "expected a ValueError"),
+        ValueError,
+        "apply_mask",
+        tensor_from(scores),
+        tensor_from(np.ones((3, 2), F32)),
     )
     t.unchanged(
         ("出错时 scores 保持原样", "on error, scores is left as it was"),
         scores,
-        out.args[0] if out.args else None,
+        raised.args[0] if raised.args else None,
+        returns_new=False,
     )
 
 
@@ -258,7 +263,11 @@ def chain_causal(t: TestContext) -> None:
     masked = t.call("apply_mask", scores, create_causal_mask(4)).args[0]
     attn = t.call("softmax", masked).value
     want = ref_softmax(0.5 * np.eye(4) + create_causal_mask(4).numpy())
-    arr = np.asarray(attn, dtype=np.float64)
+    arr = t.array(
+        ("softmax 的输出是 [4, 4] 数组", "softmax's output is a [4, 4] array"), attn, (4, 4)
+    )
+    if arr is None:
+        return
     t.allclose(("attn 每行和为 1", "attn rows sum to 1"), arr.sum(axis=-1), np.ones(4), atol=1e-5)
     t.check(
         ("attn 上三角为 0（掩码生效）", "attn upper triangle is 0 (the mask took effect)"),
@@ -288,8 +297,14 @@ def worked_example(t: TestContext) -> None:
     # Q = K = V = x = I; scores = I/√2; softmax row 0 = [e^0.707, 1] / (e^0.707 + 1)
     eye = np.eye(2, dtype=F32)
     scores = t.call("attention_scores", tensor_from(eye), tensor_from(eye), 1 / np.sqrt(2)).value
-    attn = t.call("softmax", scores).value
-    out = np.asarray(attn, dtype=np.float64) @ eye  # @ V
+    attn = t.array(
+        ("softmax 的输出是 [2, 2] 数组", "softmax's output is a [2, 2] array"),
+        t.call("softmax", scores).value,
+        (2, 2),
+    )
+    if attn is None:
+        return
+    out = attn @ eye  # @ V
     t.close(("attn[0][0] ≈ 0.66976", "attn[0][0] ≈ 0.66976"), float(out[0, 0]), 0.66976, atol=1e-4)
     t.close(("attn[0][1] ≈ 0.33024", "attn[0][1] ≈ 0.33024"), float(out[0, 1]), 0.33024, atol=1e-4)
 
@@ -309,8 +324,14 @@ def against_framework(t: TestContext) -> None:
             "attention_scores", tensor_from(q[:, cols]), tensor_from(k[:, cols]), mha.scale
         ).value
         s = t.call("apply_mask", s, mask).args[0]
-        a = t.call("softmax", s).value
-        heads.append(np.asarray(a, dtype=np.float32) @ v[:, cols])
+        a = t.array(
+            ("softmax 的输出是 [6, 6] 数组", "softmax's output is a [6, 6] array"),
+            t.call("softmax", s).value,
+            (6, 6),
+        )
+        if a is None:
+            return
+        heads.append(a.astype(np.float32) @ v[:, cols])
     out = np.concatenate(heads, axis=1) @ mha.w_o.numpy()
     # float32 throughout, 16-wide sums twice: 1e-5 relative is generous and still tight
     t.allclose(
@@ -338,3 +359,44 @@ def accepts_arrays(t: TestContext) -> None:
     name = ("softmax 接受 ndarray", "softmax accepts ndarrays")
     if call := t.returns(name, "softmax", np.zeros((2, 2), dtype=F32)):
         t.allclose(name, call.value, np.full((2, 2), 0.5), atol=EPS)
+
+
+@lab.test(
+    "非连续视图（转置、带 offset）也能用", "non-contiguous views (transposed, offset) work too"
+)
+def strided_views(t: TestContext) -> None:
+    # Each Tensor argument arrives column-major, every other storage cell, after an offset:
+    # code that reads `data` as if it were row-major reads the wrong cells (NaN here).
+    rng = t.rng(4044)
+    q = rng.standard_normal((3, 4)).astype(F32)
+    k = rng.standard_normal((5, 4)).astype(F32)
+    t.views(
+        ("attention_scores 读视图 Q、K", "attention_scores reads view Q and K"),
+        "attention_scores",
+        q,
+        k,
+        0.5,
+        expected=0.5 * (q.astype(np.float64) @ k.T),
+        atol=1e-5,  # 4-wide float32 dot products
+        rtol=1e-5,
+    )
+    scores = rng.standard_normal((3, 3)).astype(F32)
+    mask = create_causal_mask(3).numpy()
+    t.views(
+        ("apply_mask 原地写入视图 scores", "apply_mask writes into a view scores in place"),
+        "apply_mask",
+        scores,
+        mask,
+        expected=scores + mask,
+        atol=0.0,
+        rtol=1e-7,  # the same float32 additions
+        inplace=0,
+    )
+    x = (rng.standard_normal((2, 3, 4)) * 3).astype(F32)
+    t.views(
+        ("softmax 读 3 维视图", "softmax reads a 3-D view"),
+        "softmax",
+        x,
+        expected=ref_softmax(x),
+        atol=EPS,
+    )

@@ -1,6 +1,6 @@
 """Mutant: reads k.data with row-major offsets from the shape, ignoring strides."""
 
-# fails: scores_general
+# fails: scores_general, strided_views
 
 import numpy as np
 

@@ -1,6 +1,6 @@
 """Mutant: computes the scores but forgets to return them."""
 
-# fails: scores_identity, scores_general, chain_causal, worked_example, against_framework, accepts_arrays
+# fails: scores_identity, scores_general, chain_causal, worked_example, against_framework, accepts_arrays, strided_views
 
 import numpy as np
 

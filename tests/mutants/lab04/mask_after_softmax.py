@@ -1,6 +1,6 @@
 """Mutant: masks as one would after softmax, zeroing blocked scores instead of adding -1e9."""
 
-# fails: mask_causal, mask_adds, softmax_stable, chain_causal, against_framework, accepts_arrays
+# fails: mask_causal, mask_adds, softmax_stable, chain_causal, against_framework, accepts_arrays, strided_views
 
 import numpy as np
 

@@ -1,6 +1,6 @@
 """Mutant: returns scores + mask as a new tensor; the caller's scores never change."""
 
-# fails: mask_causal, mask_adds, softmax_stable, chain_causal, against_framework, accepts_arrays
+# fails: mask_causal, mask_adds, softmax_stable, chain_causal, against_framework, accepts_arrays, strided_views
 
 import numpy as np
 

@@ -1,6 +1,6 @@
 """Mutant: copies the mask into scores instead of adding it."""
 
-# fails: mask_adds, chain_causal, against_framework
+# fails: mask_adds, chain_causal, against_framework, strided_views
 
 import numpy as np
 

@@ -1,6 +1,6 @@
 """Mutant: turns the -1e9 of the mask into -inf, so a fully masked row becomes NaN."""
 
-# fails: mask_causal, mask_adds, softmax_stable, accepts_arrays
+# fails: mask_causal, mask_adds, softmax_stable, accepts_arrays, strided_views
 
 import numpy as np
 

@@ -1,6 +1,6 @@
 """Mutant: scores use q @ k instead of q @ kᵀ (right only for symmetric inputs)."""
 
-# fails: scores_general, against_framework, accepts_arrays
+# fails: scores_general, against_framework, accepts_arrays, strided_views
 
 import numpy as np
 

@@ -1,6 +1,6 @@
 """Mutant: hard-codes axis=1: right for 2-D input only."""
 
-# fails: softmax_ndim
+# fails: softmax_ndim, strided_views
 
 import numpy as np
 

@@ -1,6 +1,6 @@
 """Mutant: writes out[j][i] instead of out[i][j]: returns k @ qᵀ, shape [T, S]."""
 
-# fails: scores_general, against_framework
+# fails: scores_general, against_framework, strided_views
 
 import numpy as np
 
