@@ -4,10 +4,14 @@ Each module holds one idea (tensor, math_ops, attention, ...). The names most la
 are re-exported here so that `from framework import Tensor, softmax` works.
 """
 
-from framework.attention import MASK_VALUE, AttentionCache, MultiHeadAttention, create_causal_mask
+from framework.attention import MASK_VALUE, MultiHeadAttention, create_causal_mask
 from framework.bpe_tokenizer import BPETokenizer
 from framework.chat import Conversation
+from framework.config import ModelConfig, default_config, medium_config, tiny_config
 from framework.embedding import Embedding, sinusoidal_table
+from framework.ffn import FFN
+from framework.kv_cache import KVCache
+from framework.layernorm import LayerNorm
 from framework.math_ops import (
     gelu,
     matmul,
@@ -20,6 +24,8 @@ from framework.math_ops import (
     tensor_sum,
     tensor_var,
 )
+from framework.model import GPTModel, init_weights, model_load, model_save
+from framework.module import Module
 from framework.tensor import (
     Tensor,
     as_tensor,
@@ -40,27 +46,39 @@ from framework.tokenizer import (
     ByteTokenizer,
     Tokenizer,
 )
+from framework.transformer import TransformerBlock
 
 __all__ = [
     "BOS_ID",
     "BYTE_VOCAB_SIZE",
     "EOS_ID",
+    "FFN",
     "MASK_VALUE",
     "PAD_ID",
     "UNK_ID",
-    "AttentionCache",
     "BPETokenizer",
     "ByteTokenizer",
     "Conversation",
     "Embedding",
+    "GPTModel",
+    "KVCache",
+    "LayerNorm",
+    "ModelConfig",
+    "Module",
     "MultiHeadAttention",
     "Tensor",
     "Tokenizer",
+    "TransformerBlock",
     "as_tensor",
     "create_causal_mask",
+    "default_config",
     "gelu",
+    "init_weights",
     "matmul",
     "matmul_transposed_b",
+    "medium_config",
+    "model_load",
+    "model_save",
     "sinusoidal_table",
     "softmax",
     "softmax_inplace",
@@ -76,4 +94,5 @@ __all__ = [
     "tensor_sum",
     "tensor_var",
     "tensor_zeros",
+    "tiny_config",
 ]

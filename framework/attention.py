@@ -1,14 +1,25 @@
-"""Multi-head causal self-attention, forward (backward joins in lab07).
+"""Multi-head causal self-attention: forward and backward side by side.
 
 `MultiHeadAttention` holds four [H, H] projections stored [in, out] (y = x @ W, no biases).
-Head h uses columns [h·hd, (h+1)·hd) of Q, K and V; each head computes
-softmax(q @ kᵀ · scale + mask) @ v with scale = 1/√hd, and the heads' outputs are
-concatenated back into [S, H] before the output projection W_o.
+Q, K and V come from one fused product x @ [W_q | W_k | W_v]; head h uses columns
+[h·hd, (h+1)·hd) of each; every head computes softmax(q @ kᵀ · scale + mask) @ v with
+scale = 1/√hd, and the heads' outputs are concatenated back into [S, H] before W_o.
 
 Masks are additive: 0 keeps a position, -1e9 blocks it (`create_causal_mask`). -1e9 rather
-than -inf: a row that is entirely blocked then becomes uniform instead of NaN.
+than -inf: a row that is entirely blocked then becomes uniform instead of NaN, and a
+blocked weight is exactly 0 after the softmax, so it gets no gradient.
 
-Deliberately not here: dropout, biases, rotary embeddings, and the KV cache (lab11).
+Backward, per head, with P = softmax(scores)::
+
+    dV = Pᵀ·dctx,  dP = dctx·Vᵀ,  dscores = P ⊙ (dP − rowsum(dP ⊙ P)),
+    dQ = dscores·K·scale,  dK = dscoresᵀ·Q·scale
+
+`attention_forward`/`attention_backward` work on numpy arrays of any float dtype and any
+leading (batch) shape. `attention_forward_kv` is the inference variant that writes this
+call's K/V rows into a `KVCache` layer and attends over every position stored so far.
+
+Deliberately not here: dropout, biases, rotary embeddings; the KV cache itself lives in
+`framework.kv_cache`.
 
 Example:
     >>> create_causal_mask(3).tolist()[0]
@@ -21,54 +32,178 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
-from framework.math_ops import _softmax_np
+from framework.module import Member, Module, array_of
 from framework.tensor import Tensor, as_tensor, tensor_from, tensor_zeros
+from framework.validate import check_rng, positive_int
 
-__all__ = ["MASK_VALUE", "AttentionCache", "MultiHeadAttention", "create_causal_mask"]
+__all__ = [
+    "MASK_VALUE",
+    "AttentionActivations",
+    "MultiHeadAttention",
+    "attention_backward",
+    "attention_forward",
+    "attention_forward_kv",
+    "create_causal_mask",
+]
 
 MASK_VALUE = -1e9
+
+Array = NDArray[Any]
 
 
 def create_causal_mask(seq_len: int) -> Tensor:
     """[S, S] additive mask: 0 where j <= i, -1e9 where j > i (position i sees 0..i).
 
     Raises:
-        ValueError: if `seq_len` is not a positive int.
+        TypeError: if `seq_len` is not an int.
+        ValueError: if `seq_len` is not positive.
     """
-    if isinstance(seq_len, bool) or not isinstance(seq_len, int) or seq_len <= 0:
-        raise ValueError(f"seq_len must be a positive int, got {seq_len!r}")
-    upper = np.triu(np.ones((seq_len, seq_len), dtype=bool), k=1)
+    s = positive_int(seq_len, "seq_len")
+    upper = np.triu(np.ones((s, s), dtype=bool), k=1)
     return tensor_from(np.where(upper, MASK_VALUE, 0.0))  # (S, S)
 
 
+def causal_mask_array(num_queries: int, num_keys: int, dtype: Any = np.float32) -> Array:
+    """Additive mask [S, T] for S queries at the last S of T positions (j > T−S+i blocked)."""
+    blocked = np.triu(np.ones((num_queries, num_keys), dtype=bool), k=num_keys - num_queries + 1)
+    return np.where(blocked, MASK_VALUE, 0.0).astype(dtype)  # (S, T)
+
+
+def _softmax_rows_(scores: Array) -> Array:
+    """In place: softmax over the last axis (max subtracted first); returns `scores`."""
+    scores -= scores.max(axis=-1, keepdims=True)
+    np.exp(scores, out=scores)
+    scores /= scores.sum(axis=-1, keepdims=True)
+    return scores
+
+
+def _heads(x: Array, num_heads: int) -> Array:
+    """(..., T, H) -> (..., n_head, T, hd), a view when possible."""
+    *lead, t, h = x.shape
+    return np.swapaxes(x.reshape(*lead, t, num_heads, h // num_heads), -3, -2)
+
+
+def _merge(x: Array) -> Array:
+    """(..., n_head, T, hd) -> (..., T, H), a new contiguous array."""
+    *lead, nh, t, hd = x.shape
+    return np.swapaxes(x, -3, -2).reshape(*lead, t, nh * hd)
+
+
 @dataclass
-class AttentionCache:
-    """What one forward pass keeps for the backward pass.
+class AttentionActivations:
+    """What the backward pass needs from one attention forward.
 
     Attributes:
-        x: input [S, H].
-        q, k, v: projections [S, H] (heads side by side).
-        attn: softmax weights per head [n_head, S, S].
-        context: heads' outputs concatenated [S, H], before W_o.
+        x: the input, [..., T, H].
+        q, k, v: per-head projections, [..., n_head, T, hd].
+        probs: softmax weights, [..., n_head, T, T].
+        context: the heads' outputs concatenated, [..., T, H] (before W_o).
     """
 
-    x: np.ndarray
-    q: np.ndarray
-    k: np.ndarray
-    v: np.ndarray
-    attn: np.ndarray
-    context: np.ndarray
+    x: Array
+    q: Array
+    k: Array
+    v: Array
+    probs: Array
+    context: Array
 
 
-class MultiHeadAttention:
-    """Multi-head self-attention with W_q, W_k, W_v, W_o of shape [H, H].
+def attention_forward(
+    x: Array, w_qkv: Array, w_o: Array, num_heads: int, mask: Array | None
+) -> tuple[Array, AttentionActivations]:
+    """Self-attention over `x` [..., T, H] with fused W_qkv [H, 3H]; returns (y, activations).
+
+    Args:
+        x: input rows, any leading batch shape.
+        w_qkv: [W_q | W_k | W_v] side by side, [H, 3H].
+        w_o: output projection [H, H].
+        num_heads: n_head; hd = H / n_head, scale = 1/√hd.
+        mask: additive mask broadcastable to [..., T, T], or None.
+    """
+    h = w_o.shape[0]
+    hd = h // num_heads
+    qkv = x @ w_qkv  # (..., T, 3H)
+    q = _heads(qkv[..., :h], num_heads)  # (..., n_head, T, hd)
+    k = _heads(qkv[..., h : 2 * h], num_heads)  # (..., n_head, T, hd)
+    v = _heads(qkv[..., 2 * h :], num_heads)  # (..., n_head, T, hd)
+    scores = q @ np.swapaxes(k, -1, -2)  # (..., n_head, T, T)
+    scores *= x.dtype.type(1.0 / np.sqrt(hd))
+    if mask is not None:
+        scores += mask
+    probs = _softmax_rows_(scores)  # (..., n_head, T, T)
+    context = _merge(probs @ v)  # (..., T, H)
+    return context @ w_o, AttentionActivations(x, q, k, v, probs, context)
+
+
+def attention_backward(
+    dy: Array, act: AttentionActivations, w_qkv: Array, w_o: Array
+) -> tuple[Array, Array, Array]:
+    """Gradients of attention given d(loss)/dy [..., T, H].
+
+    Returns:
+        (dx [..., T, H], dw_qkv [H, 3H], dw_o [H, H]), summed over all rows.
+    """
+    h = w_o.shape[0]
+    nh, hd = act.q.shape[-3], act.q.shape[-1]
+    scale = act.x.dtype.type(1.0 / np.sqrt(hd))
+    dw_o = act.context.reshape(-1, h).T @ dy.reshape(-1, h)  # (H, H)
+    dctx = _heads(dy @ w_o.T, nh)  # (..., n_head, T, hd)
+    dprobs = dctx @ np.swapaxes(act.v, -1, -2)  # (..., n_head, T, T)
+    dv = np.swapaxes(act.probs, -1, -2) @ dctx  # (..., n_head, T, hd)
+    dscores = dprobs - np.einsum("...ij,...ij->...i", dprobs, act.probs)[..., None]
+    dscores *= act.probs  # (..., n_head, T, T)
+    dscores *= scale
+    dq = dscores @ act.k  # (..., n_head, T, hd)
+    dk = np.swapaxes(dscores, -1, -2) @ act.q  # (..., n_head, T, hd)
+    dqkv = np.concatenate([_merge(dq), _merge(dk), _merge(dv)], axis=-1)  # (..., T, 3H)
+    dw_qkv = act.x.reshape(-1, h).T @ dqkv.reshape(-1, 3 * h)  # (H, 3H)
+    return dqkv @ w_qkv.T, dw_qkv, dw_o
+
+
+def attention_forward_kv(
+    x: Array, w_qkv: Array, w_o: Array, num_heads: int, keys: Array, values: Array, start: int
+) -> Array:
+    """Attention for S new positions `start…start+S−1` using stored keys and values.
+
+    Writes this call's K/V rows into `keys`/`values` [max_seq_len, H] (one cache layer, in
+    place) at rows start…start+S−1, then attends over rows 0…start+S−1 with the causal rule.
+
+    Args:
+        x: the new positions' inputs, [S, H].
+        w_qkv, w_o, num_heads: as `attention_forward`.
+        keys, values: the cache layer's storage, [max_seq_len, H]; the caller checks room.
+        start: position of x[0].
+
+    Returns:
+        y [S, H], equal to rows start… of an uncached forward over the whole sequence.
+    """
+    s, h = x.shape
+    end = start + s
+    qkv = x @ w_qkv  # (S, 3H)
+    keys[start:end] = qkv[:, h : 2 * h]
+    values[start:end] = qkv[:, 2 * h :]
+    q = _heads(qkv[:, :h], num_heads)  # (n_head, S, hd)
+    k = _heads(keys[:end], num_heads)  # (n_head, T, hd)
+    v = _heads(values[:end], num_heads)  # (n_head, T, hd)
+    scores = q @ np.swapaxes(k, -1, -2)  # (n_head, S, T)
+    scores *= x.dtype.type(1.0 / np.sqrt(h // num_heads))
+    if s > 1:
+        scores += causal_mask_array(s, end, x.dtype)
+    context = _merge(_softmax_rows_(scores) @ v)  # (S, H)
+    return context @ w_o
+
+
+class MultiHeadAttention(Module):
+    """Multi-head self-attention with `w_q`, `w_k`, `w_v`, `w_o` of shape [H, H].
 
     Args:
         hidden_dim: H, the model width.
         num_heads: number of heads; must divide `hidden_dim`.
 
     Raises:
+        TypeError: if a size is not an int.
         ValueError: if a size is not positive or `hidden_dim % num_heads != 0`.
 
     Example:
@@ -79,67 +214,52 @@ class MultiHeadAttention:
     """
 
     def __init__(self, hidden_dim: int, num_heads: int) -> None:
-        for name, val in (("hidden_dim", hidden_dim), ("num_heads", num_heads)):
-            if isinstance(val, bool) or not isinstance(val, int) or val <= 0:
-                raise ValueError(f"{name} must be a positive int, got {val!r}")
-        if hidden_dim % num_heads:
+        self.hidden_dim = positive_int(hidden_dim, "hidden_dim")
+        self.num_heads = positive_int(num_heads, "num_heads")
+        if self.hidden_dim % self.num_heads:
             raise ValueError(
                 f"hidden_dim ({hidden_dim}) must be divisible by num_heads ({num_heads})"
             )
-        self.hidden_dim = hidden_dim
-        self.num_heads = num_heads
-        self.head_dim = hidden_dim // num_heads
+        self.head_dim = self.hidden_dim // self.num_heads
         self.scale = 1.0 / float(np.sqrt(self.head_dim))
-        self.w_q = tensor_zeros((hidden_dim, hidden_dim))
-        self.w_k = tensor_zeros((hidden_dim, hidden_dim))
-        self.w_v = tensor_zeros((hidden_dim, hidden_dim))
-        self.w_o = tensor_zeros((hidden_dim, hidden_dim))
+        shape = (self.hidden_dim, self.hidden_dim)
+        self.w_q, self.w_k, self.w_v, self.w_o = (tensor_zeros(shape) for _ in range(4))
+
+    def _members(self) -> list[tuple[str, Member]]:
+        return [("w_q", self.w_q), ("w_k", self.w_k), ("w_v", self.w_v), ("w_o", self.w_o)]
 
     def init_weights(self, rng: np.random.Generator, std: float = 0.02) -> None:
         """In place: draw W_q, W_k, W_v, W_o (in that order) from N(0, std²)."""
+        check_rng(rng)
         for w in (self.w_q, self.w_k, self.w_v, self.w_o):
-            w.numpy()[...] = rng.normal(0.0, std, size=w.shape)
+            array_of(w)[...] = rng.normal(0.0, std, size=w.shape)
 
-    def num_params(self) -> int:
-        """4·H² (there are no biases)."""
-        return 4 * self.hidden_dim * self.hidden_dim
+    def fused_qkv(self) -> NDArray[np.float32]:
+        """[W_q | W_k | W_v] as one new [H, 3H] array (one matmul instead of three)."""
+        return np.concatenate(
+            [array_of(self.w_q), array_of(self.w_k), array_of(self.w_v)], axis=1
+        )  # (H, 3H)
 
-    def forward(
-        self, x: Any, mask: Any = None, cache: list[AttentionCache] | None = None
-    ) -> Tensor:
-        """Attention over `x` [S, H]; returns [S, H]. `x` is not modified.
+    def forward(self, x: Any, mask: Any = None) -> Tensor:
+        """Attention over `x` [S, H]; returns a new [S, H] Tensor. `x` is not modified.
 
         Args:
             x: input rows, [S, H].
             mask: additive [S, S] mask, or None for no mask.
-            cache: if a list is given, the intermediates are appended to it.
 
         Raises:
+            TypeError: if `x` or `mask` is not a Tensor or numeric array.
             ValueError: if `x` is not [S, H] or `mask` is not [S, S].
         """
-        xt = as_tensor(x, "x")
-        if xt.ndim != 2 or xt.shape[1] != self.hidden_dim:
-            raise ValueError(f"x must be [S, {self.hidden_dim}], got shape {xt.shape}")
-        xs = xt.numpy()
+        xs = as_tensor(x, "x").numpy()
+        if xs.ndim != 2 or xs.shape[1] != self.hidden_dim:
+            raise ValueError(f"x must be [S, {self.hidden_dim}], got shape {xs.shape}")
         s = xs.shape[0]
         m = None
         if mask is not None:
             m = as_tensor(mask, "mask").numpy()
             if m.shape != (s, s):
                 raise ValueError(f"mask must be [{s}, {s}] for S={s}, got shape {m.shape}")
-        nh, hd = self.num_heads, self.head_dim
-        q = xs @ self.w_q.numpy()  # (S, H)
-        k = xs @ self.w_k.numpy()  # (S, H)
-        v = xs @ self.w_v.numpy()  # (S, H)
-        qh = q.reshape(s, nh, hd).transpose(1, 0, 2)  # (n_head, S, hd)
-        kh = k.reshape(s, nh, hd).transpose(1, 0, 2)  # (n_head, S, hd)
-        vh = v.reshape(s, nh, hd).transpose(1, 0, 2)  # (n_head, S, hd)
-        scores = (qh @ kh.transpose(0, 2, 1)) * np.float32(self.scale)  # (n_head, S, S)
-        if m is not None:
-            scores = scores + m  # (n_head, S, S), mask broadcast over heads
-        attn = _softmax_np(scores).astype(np.float32)  # (n_head, S, S)
-        ctx = (attn @ vh).transpose(1, 0, 2).reshape(s, self.hidden_dim)  # (S, H)
-        out = ctx @ self.w_o.numpy()  # (S, H)
-        if cache is not None:
-            cache.append(AttentionCache(xs.copy(), q, k, v, attn, ctx))
-        return tensor_from(out)
+        x32 = xs.astype(np.float32, copy=False)
+        y, _ = attention_forward(x32, self.fused_qkv(), array_of(self.w_o), self.num_heads, m)
+        return Tensor(np.ascontiguousarray(y, np.float32).reshape(-1), y.shape)

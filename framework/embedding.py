@@ -40,21 +40,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from framework.module import Member, Module
 from framework.tensor import Tensor, as_tensor, tensor_from, tensor_zeros
+from framework.validate import check_rng, positive_int
 
 __all__ = ["PE_BASE", "Embedding", "sinusoidal_table"]
 
 Ids = Sequence[int] | NDArray[np.integer[Any]]
 
 PE_BASE = 10000.0
-
-
-def _positive_int(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise TypeError(f"{name} must be a positive int, got {type(value).__name__} {value!r}")
-    if value <= 0:
-        raise ValueError(f"{name} must be a positive int, got {value!r}")
-    return int(value)
 
 
 def sinusoidal_table(max_seq_len: int, hidden_dim: int) -> NDArray[np.float32]:
@@ -75,8 +69,8 @@ def sinusoidal_table(max_seq_len: int, hidden_dim: int) -> NDArray[np.float32]:
         >>> round(float(sinusoidal_table(2, 4)[1, 0]), 6)  # sin(1)
         0.841471
     """
-    n = _positive_int(max_seq_len, "max_seq_len")
-    h = _positive_int(hidden_dim, "hidden_dim")
+    n = positive_int(max_seq_len, "max_seq_len")
+    h = positive_int(hidden_dim, "hidden_dim")
     dims = np.arange(h)  # (H,)
     two_i = (dims // 2 * 2).astype(np.float64)  # (H,) 0, 0, 2, 2, 4, ...
     freq = PE_BASE ** (-two_i / h)  # (H,) 1 / 10000^(2i/H)
@@ -85,7 +79,7 @@ def sinusoidal_table(max_seq_len: int, hidden_dim: int) -> NDArray[np.float32]:
     return table.astype(np.float32)
 
 
-class Embedding:
+class Embedding(Module):
     """Token table [V, H] plus position table [max_seq_len, H]; forward and backward.
 
     Args:
@@ -108,12 +102,20 @@ class Embedding:
         ((2, 64), 24832)
     """
 
+    no_decay = frozenset({"position_embedding"})
+
     def __init__(self, vocab_size: int, hidden_dim: int, max_seq_len: int) -> None:
-        self.vocab_size = _positive_int(vocab_size, "vocab_size")
-        self.hidden_dim = _positive_int(hidden_dim, "hidden_dim")
-        self.max_seq_len = _positive_int(max_seq_len, "max_seq_len")
+        self.vocab_size = positive_int(vocab_size, "vocab_size")
+        self.hidden_dim = positive_int(hidden_dim, "hidden_dim")
+        self.max_seq_len = positive_int(max_seq_len, "max_seq_len")
         self.token_embedding = tensor_zeros((self.vocab_size, self.hidden_dim))
         self.position_embedding = tensor_from(sinusoidal_table(self.max_seq_len, self.hidden_dim))
+
+    def _members(self) -> list[tuple[str, Member]]:
+        return [
+            ("token_embedding", self.token_embedding),
+            ("position_embedding", self.position_embedding),
+        ]
 
     def init_weights(self, rng: np.random.Generator, std: float = 0.02) -> None:
         """In place: draw the token table from N(0, std²); the position table is kept.
@@ -121,8 +123,7 @@ class Embedding:
         Raises:
             TypeError: if `rng` is not a `numpy.random.Generator`.
         """
-        if not isinstance(rng, np.random.Generator):
-            raise TypeError(f"rng must be a numpy.random.Generator, not {type(rng).__name__}")
+        check_rng(rng)
         w = self.token_embedding
         w.numpy()[...] = rng.normal(0.0, std, size=w.shape)
 

@@ -1,0 +1,191 @@
+"""The training pass of the whole GPT: a batched forward that keeps its activations, and
+the exact backward through every layer.
+
+    x      = token_embedding[ids] + position_embedding[:T]      # (B, T, H)
+    x      = block_l(x)  for l = 0 … L−1                         # (B, T, H)
+    logits = final_ln(x) @ lm_head                               # (B, T, V)
+
+`gpt_backward` takes d(loss)/d(logits) — whatever loss the caller uses; for the mean
+cross-entropy over B·T positions that is (softmax − one_hot) / (B·T) — and returns the
+gradient of every parameter, keyed by the names of `GPTModel.parameters()`. The embedding's
+backward is a scatter-add: a token id used several times collects the sum of its rows, and
+the position table's row t collects the gradients of position t over the batch.
+
+Unlike the C course's training pass, this one runs the real attention in the forward, back-
+propagates through softmax and the causal mask, keeps both residual paths, takes GELU's
+derivative at the pre-activation, and sums (never averages or re-sums) over the batch
+exactly as `dlogits` says. All functions are dtype-generic: the model trains in float32,
+the gradient checks run the same code on float64 copies.
+
+Not here: the loss, the optimizer, gradient clipping (`framework.loss`, `optimizer`).
+
+Example:
+    >>> from framework.config import ModelConfig
+    >>> cfg = ModelConfig(11, 8, 2, 1, 16, 8)
+    >>> state = {n: np.full(s, 0.1) for n, s in parameter_shapes(cfg)}
+    >>> w = GPTWeights.from_state(state, cfg)
+    >>> logits, act = gpt_forward(w, np.array([[1, 2, 3]]))
+    >>> grads = gpt_backward(np.ones_like(logits), act, w)
+    >>> logits.shape, grads["lm_head"].shape, len(grads)
+    ((1, 3, 11), (8, 11), 17)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from framework.attention import causal_mask_array
+from framework.config import ModelConfig
+from framework.layernorm import LN_EPS, LayerNormActivations, layernorm_backward, layernorm_forward
+from framework.transformer import (
+    BlockActivations,
+    BlockWeights,
+    TransformerBlock,
+    block_backward,
+    block_forward,
+)
+
+__all__ = [
+    "GPTActivations",
+    "GPTWeights",
+    "check_batch_ids",
+    "gpt_backward",
+    "gpt_forward",
+    "parameter_shapes",
+]
+
+Array = NDArray[Any]
+
+
+def parameter_shapes(config: ModelConfig) -> list[tuple[str, tuple[int, ...]]]:
+    """Names and shapes of every parameter in file order, without allocating anything.
+
+    `model_load` checks a file's length with it before reading; a test keeps it equal to
+    `GPTModel(config).parameters()`.
+
+    Example:
+        >>> parameter_shapes(ModelConfig(260, 64, 4, 1, 256, 128))[:2]
+        [('embedding.token_embedding', (260, 64)), ('embedding.position_embedding', (128, 64))]
+    """
+    v, h, f, s = config.vocab_size, config.hidden_dim, config.ffn_dim, config.max_seq_len
+    local: dict[str, tuple[int, ...]] = {
+        "ln1.gamma": (h,), "ln1.beta": (h,), "attn.w_q": (h, h), "attn.w_k": (h, h),
+        "attn.w_v": (h, h), "attn.w_o": (h, h), "ln2.gamma": (h,), "ln2.beta": (h,),
+        "ffn.w1": (h, f), "ffn.b1": (f,), "ffn.w2": (f, h), "ffn.b2": (h,),
+    }  # fmt: skip
+    shapes: list[tuple[str, tuple[int, ...]]] = [
+        ("embedding.token_embedding", (v, h)),
+        ("embedding.position_embedding", (s, h)),
+    ]
+    for layer in range(config.num_layers):
+        shapes += [(f"blocks.{layer}.{n}", local[n]) for n in TransformerBlock.PARAM_NAMES]
+    return [*shapes, ("final_ln.gamma", (h,)), ("final_ln.beta", (h,)), ("lm_head", (h, v))]
+
+
+def check_batch_ids(ids: Any, config: ModelConfig) -> NDArray[np.int64]:
+    """Validate a batch of token ids [B, T] for `config`; return it as int64.
+
+    Raises:
+        TypeError: if `ids` is not a 2-D array of ints.
+        ValueError: if it is empty, T > max_seq_len, or an id is outside [0, vocab_size).
+    """
+    arr = np.asarray(ids)
+    if arr.ndim != 2 or (arr.size and arr.dtype.kind not in "iu"):
+        raise TypeError(f"ids must be a 2-D array of ints [B, T], got {arr.dtype} {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"ids must not be empty, got shape {arr.shape}")
+    if arr.shape[1] > config.max_seq_len:
+        raise ValueError(f"T = {arr.shape[1]} exceeds max_seq_len {config.max_seq_len}")
+    if arr.min() < 0 or arr.max() >= config.vocab_size:
+        bad = tuple(int(i) for i in np.argwhere((arr < 0) | (arr >= config.vocab_size))[0])
+        raise ValueError(f"ids{list(bad)} = {int(arr[bad])} is outside [0, {config.vocab_size})")
+    return arr.astype(np.int64, copy=False)
+
+
+@dataclass
+class GPTWeights:
+    """Every parameter of a GPT as numpy arrays of one dtype (blocks with Q/K/V fused)."""
+
+    token_embedding: Array  # (V, H)
+    position_embedding: Array  # (max_seq_len, H)
+    blocks: list[BlockWeights]
+    final_gamma: Array  # (H,)
+    final_beta: Array  # (H,)
+    lm_head: Array  # (H, V)
+    eps: float = LN_EPS
+
+    @classmethod
+    def from_state(cls, state: Mapping[str, Array], config: ModelConfig) -> GPTWeights:
+        """Build from a name -> array mapping (e.g. float64 copies of a `state_dict()`)."""
+        blocks = [
+            BlockWeights.from_state(state, f"blocks.{i}.", config.num_heads)
+            for i in range(config.num_layers)
+        ]
+        return cls(
+            state["embedding.token_embedding"], state["embedding.position_embedding"], blocks,
+            state["final_ln.gamma"], state["final_ln.beta"], state["lm_head"],
+        )  # fmt: skip
+
+
+@dataclass
+class GPTActivations:
+    """What `gpt_backward` needs from one `gpt_forward`.
+
+    Attributes:
+        ids: the token ids, [B, T].
+        blocks: one `BlockActivations` per layer, bottom first.
+        final_ln: the final LayerNorm's activations.
+        final_out: final_ln's output, the input of lm_head, [B, T, H].
+    """
+
+    ids: NDArray[np.int64]
+    blocks: list[BlockActivations]
+    final_ln: LayerNormActivations
+    final_out: Array
+
+
+def gpt_forward(w: GPTWeights, ids: NDArray[np.integer[Any]]) -> tuple[Array, GPTActivations]:
+    """Logits for a batch of already-validated ids [B, T]; returns (logits [B, T, V], acts)."""
+    t = ids.shape[1]
+    x = w.token_embedding[ids]  # (B, T, H)
+    x += w.position_embedding[:t]
+    mask = causal_mask_array(t, t, x.dtype)  # (T, T)
+    block_acts = []
+    for bw in w.blocks:
+        x, act = block_forward(x, bw, mask)  # (B, T, H)
+        block_acts.append(act)
+    out, ln_act = layernorm_forward(x, w.final_gamma, w.final_beta, w.eps)  # (B, T, H)
+    logits = out @ w.lm_head  # (B, T, V)
+    return logits, GPTActivations(ids.astype(np.int64), block_acts, ln_act, out)
+
+
+def gpt_backward(dlogits: Array, act: GPTActivations, w: GPTWeights) -> dict[str, Array]:
+    """Gradient of every parameter for d(loss)/d(logits) = `dlogits` [B, T, V].
+
+    Returns:
+        name -> gradient array (same shape as the parameter), in `parameters()` order.
+    """
+    b, t, v = dlogits.shape
+    h = w.lm_head.shape[0]
+    d_lm_head = act.final_out.reshape(-1, h).T @ dlogits.reshape(-1, v)  # (H, V)
+    dx = dlogits @ w.lm_head.T  # (B, T, H)
+    dx, d_final_gamma, d_final_beta = layernorm_backward(dx, act.final_ln, w.final_gamma)
+    block_grads: list[dict[str, Array]] = []
+    for bw, bact in zip(reversed(w.blocks), reversed(act.blocks), strict=True):
+        dx, g = block_backward(dx, bact, bw)  # (B, T, H)
+        block_grads.append(g)
+    d_token = np.zeros_like(w.token_embedding)  # (V, H)
+    np.add.at(d_token, act.ids.reshape(-1), dx.reshape(b * t, h))  # repeated ids add up
+    d_position = np.zeros_like(w.position_embedding)  # (max_seq_len, H)
+    d_position[:t] = dx.sum(axis=0)  # (T, H): position t collects every sequence's row t
+    grads = {"embedding.token_embedding": d_token, "embedding.position_embedding": d_position}
+    for layer, g in enumerate(reversed(block_grads)):
+        grads.update({f"blocks.{layer}.{name}": arr for name, arr in g.items()})
+    grads.update({"final_ln.gamma": d_final_gamma, "final_ln.beta": d_final_beta})
+    grads["lm_head"] = d_lm_head
+    return grads
