@@ -87,6 +87,10 @@ class Module:
         """Total number of scalars in all parameters."""
         return sum(t.size for _, t in self.parameters())
 
+    def num_params(self) -> int:
+        """Same as `num_parameters()` (the C course's name, `*_num_params`)."""
+        return self.num_parameters()
+
     def decays(self, name: str) -> bool:
         """Whether AdamW's weight decay applies to the parameter called `name`.
 
