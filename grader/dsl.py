@@ -29,13 +29,17 @@ What a lab can also say:
   returned into an array or a number, or record a FAIL that says what came back instead.
 - `t.views(name, fn, *args, expected=...)`: the same call with every Tensor or ndarray
   argument replaced by an equal non-contiguous view (see `grader.views`).
+- `hint=` on any assertion (or on `@lab.test` for all its checks): one `(zh, en)` hint, or
+  a list of them from a nudge to the concrete next step. The report shows the first under
+  a failing check; `minillm hint LAB` shows the rest on demand. Never the solution code.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -52,6 +56,35 @@ __all__ = ["Call", "Lab", "Raised", "TestContext", "TestSpec", "tr"]
 
 Name = Text | str | tuple[str, str]
 TestFn = Callable[["TestContext"], Any]
+HintArg = Name | Sequence[Name] | None  # one hint, or several from a nudge to the next step
+_M = TypeVar("_M", bound=Callable[..., Any])
+
+
+def _hinted(method: _M) -> _M:
+    """Make the `hint=` of an assertion apply to the lines it records (the outermost wins)."""
+
+    @functools.wraps(method)
+    def wrapper(self: TestContext, *args: Any, hint: HintArg = None, **kwargs: Any) -> Any:
+        if self._hint is not None or hint is None:
+            return method(self, *args, **kwargs)
+        self._hint = hint
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            self._hint = None
+
+    return cast(_M, wrapper)
+
+
+def _hints(arg: HintArg) -> list[Text]:
+    """A hint argument as a list of levels."""
+    if arg is None:
+        return []
+    if isinstance(arg, Text | str) or (
+        isinstance(arg, tuple) and len(arg) == 2 and all(isinstance(a, str) for a in arg)
+    ):
+        return [as_text(arg)]  # type: ignore[arg-type]
+    return [as_text(a) for a in arg]
 
 
 @dataclass
@@ -70,6 +103,7 @@ class TestSpec:
     hidden: bool = False
     setup: TestFn | None = None
     teardown: TestFn | None = None
+    hint: HintArg = None
 
 
 @dataclass(frozen=True)
@@ -101,8 +135,12 @@ class Lab:
         hidden: bool = False,
         setup: TestFn | None = None,
         teardown: TestFn | None = None,
+        hint: HintArg = None,
     ) -> Callable[[TestFn], TestFn]:
-        """Register a test. `requires`: tests (functions or ids) that must PASS first."""
+        """Register a test. `requires`: tests (functions or ids) that must PASS first.
+
+        `hint` is shown under every failing check of the test that has no hint of its own.
+        """
         if points < 0:
             raise ValueError(f"{self.id}: points must be >= 0, got {points}")
 
@@ -119,6 +157,7 @@ class Lab:
                 TestSpec(fn, fn.__name__, title, reqs, timeout, output, points, hidden)
             )
             self.tests[-1].setup, self.tests[-1].teardown = setup, teardown
+            self.tests[-1].hint = hint
             return fn
 
         return register
@@ -190,6 +229,8 @@ class TestContext:
     lab: Lab | None = None
     output: int | None = None
     prior: dict[str, Any] = field(default_factory=dict)
+    hint: HintArg = None  # the test's hint, for checks that have none of their own
+    _hint: HintArg = field(default=None, repr=False)  # the hint of the check being recorded
 
     # -- calling student code -------------------------------------------------------------
     def _limits(self, name: str, timeout: float | None) -> dict[str, Any]:
@@ -320,14 +361,18 @@ class TestContext:
         return np.random.default_rng(seed)
 
     # -- assertions -----------------------------------------------------------------------
-    def check(self, name: Name, ok: bool, detail: Name | None = None) -> bool:
+    @_hinted
+    def check(
+        self, name: Name, ok: bool, detail: Name | None = None, *, hint: HintArg = None
+    ) -> bool:
         """Record a check that passes when `ok` is true; `detail` explains a failure."""
         message = None if ok or detail is None else as_text(detail)
         self._record(name, Status.PASS if ok else Status.FAIL, message)
         return bool(ok)
 
+    @_hinted
     def array(
-        self, name: Name, value: Any, shape: Sequence[int] | None = None
+        self, name: Name, value: Any, shape: Sequence[int] | None = None, *, hint: HintArg = None
     ) -> np.ndarray | None:
         """`value` (a Tensor, ndarray or list of numbers) as a float64 array, or None.
 
@@ -359,7 +404,8 @@ class TestContext:
             return None
         return arr
 
-    def number(self, name: Name, value: Any) -> float | None:
+    @_hinted
+    def number(self, name: Name, value: Any, *, hint: HintArg = None) -> float | None:
         """`value` (an int, float, numpy scalar or one-element array) as a float, or None.
 
         Records a FAIL line `name` when it is anything else (a str, None, a bool, a list).
@@ -382,22 +428,39 @@ class TestContext:
         )
         return None
 
+    @_hinted
     def close(
-        self, name: Name, actual: Any, expected: float, *, atol: float, rtol: float = 0.0
+        self,
+        name: Name,
+        actual: Any,
+        expected: float,
+        *,
+        atol: float,
+        rtol: float = 0.0,
+        hint: HintArg = None,
     ) -> bool:
         """A scalar within atol + rtol·|expected| of `expected` (NaN fails)."""
         ok, msg = compare_close(actual, float(expected), atol=atol, rtol=rtol)
         self._record(name, Status.PASS if ok else Status.FAIL, msg)
         return ok
 
+    @_hinted
     def allclose(
-        self, name: Name, actual: Any, expected: Any, *, atol: float, rtol: float = 0.0
+        self,
+        name: Name,
+        actual: Any,
+        expected: Any,
+        *,
+        atol: float,
+        rtol: float = 0.0,
+        hint: HintArg = None,
     ) -> bool:
         """An array of the expected shape, every cell within tolerance (NaN fails)."""
         ok, msg = compare_allclose(actual, expected, atol=atol, rtol=rtol)
         self._record(name, Status.PASS if ok else Status.FAIL, msg)
         return ok
 
+    @_hinted
     def views(
         self,
         name: Name,
@@ -407,6 +470,7 @@ class TestContext:
         atol: float,
         rtol: float = 0.0,
         inplace: int | None = None,
+        hint: HintArg = None,
     ) -> bool:
         """Call `fn` with every Tensor/ndarray argument as an equal non-contiguous view.
 
@@ -448,7 +512,8 @@ class TestContext:
         self._record(name, Status.PASS if ok else Status.FAIL, message)
         return ok
 
-    def equal(self, name: Name, actual: Any, expected: Any) -> bool:
+    @_hinted
+    def equal(self, name: Name, actual: Any, expected: Any, *, hint: HintArg = None) -> bool:
         """Exact equality of plain values, types included (True is not 1)."""
         ok = type(actual) is type(expected) and actual == expected
         msg = (
@@ -462,7 +527,10 @@ class TestContext:
         self._record(name, Status.PASS if ok else Status.FAIL, msg)
         return ok
 
-    def shape(self, name: Name, actual: Any, expected: Sequence[int]) -> bool:
+    @_hinted
+    def shape(
+        self, name: Name, actual: Any, expected: Sequence[int], *, hint: HintArg = None
+    ) -> bool:
         """A Tensor or array whose shape is exactly `expected`."""
         arr = to_array(actual)
         exp = list(expected)
@@ -484,7 +552,10 @@ class TestContext:
             ),
         )
 
-    def unchanged(self, name: Name, before: Any, after: Any, *, returns_new: bool = True) -> bool:
+    @_hinted
+    def unchanged(
+        self, name: Name, before: Any, after: Any, *, returns_new: bool = True, hint: HintArg = None
+    ) -> bool:
         """`after` is bit-for-bit the same array as `before` (an input left untouched).
 
         `returns_new=False` for an argument of an in-place function that must stay as it
@@ -511,7 +582,8 @@ class TestContext:
             )
         return self.check(name, ok, detail)
 
-    def finite(self, name: Name, actual: Any) -> bool:
+    @_hinted
+    def finite(self, name: Name, actual: Any, *, hint: HintArg = None) -> bool:
         """Every element is finite (no NaN, no ±inf)."""
         arr = to_array(actual)
         if arr is None:
@@ -532,8 +604,15 @@ class TestContext:
             ),
         )
 
+    @_hinted
     def raises(
-        self, name: Name, exc: type[BaseException], fn: str, *args: Any, **kwargs: Any
+        self,
+        name: Name,
+        exc: type[BaseException],
+        fn: str,
+        *args: Any,
+        hint: HintArg = None,
+        **kwargs: Any,
     ) -> Raised:
         """Calling `fn(*args)` raises `exc` (or a subclass of the builtin), with a message.
 
@@ -569,6 +648,7 @@ class TestContext:
         raise Abort(*abort_line(fn, out, args))
 
     def _record(self, name: Name, status: Status, message: Text | None) -> None:
+        hints = _hints(self._hint if self._hint is not None else self.hint)
         if status is not Status.PASS and self.seeds and message is not None:
             seeds = ", ".join(str(s) for s in self.seeds)
             message = message + tr(
@@ -582,6 +662,7 @@ class TestContext:
                 message,
                 self.last_output if failed else "",
                 self.last_output_bytes if failed else 0,
+                hints if status is not Status.PASS else [],
             )
         )
 

@@ -101,6 +101,17 @@ def _check_lines(c: CheckResult, lang: str) -> list[Line]:
     ]
     if c.message is not None and c.status is not Status.PASS:
         lines += _message_lines(c.message.pick(lang), "         ", _MAX_MESSAGE_LINES)
+    if c.hints and c.status is not Status.PASS:
+        label = "提示: " if lang == "zh" else "hint: "
+        more = ""
+        if len(c.hints) > 1:
+            more = (
+                f"（还有 {len(c.hints) - 1} 条提示：minillm hint）"
+                if lang == "zh"
+                else f" ({len(c.hints) - 1} more: minillm hint)"
+            )
+        text = label + c.hints[0].pick(lang) + more
+        lines += [[(row[0][0], "cyan")] for row in _message_lines(text, "         ", 6)]
     if c.output and c.status is not Status.PASS:
         lines += _output_lines(c, lang)
     return lines
@@ -210,6 +221,7 @@ def _check_json(c: CheckResult, lang: str) -> dict[str, Any]:
         "message": c.message.pick(lang) if c.message else "",
         "output": c.output,
         "output_bytes": c.output_bytes,
+        "hints": [h.pick(lang) for h in c.hints],
     }
 
 

@@ -30,6 +30,7 @@ class CheckResult:
     message: Text | None = None
     output: str = ""  # what the student's code printed (as much as was kept)
     output_bytes: int = 0  # how much it printed in all
+    hints: list[Text] = field(default_factory=list)  # from a nudge to the concrete next step
 
 
 @dataclass

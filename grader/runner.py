@@ -127,7 +127,7 @@ def run_one(
             hidden=spec.hidden,
         )
     prior = {r: values[r] for r in spec.requires if r in values}
-    t = TestContext(session, spec.timeout, lab=lab, output=spec.output, prior=prior)
+    t = TestContext(session, spec.timeout, lab=lab, output=spec.output, prior=prior, hint=spec.hint)
     start = time.perf_counter()
     status = Status.PASS
     try:

@@ -96,7 +96,14 @@ def test_json_result_has_the_documented_shape(tmp_path: Path) -> None:
     assert doc["summary"]["passed"] == doc["summary"]["total"] == len(doc["tests"])
     first = doc["tests"][0]
     assert set(first) == {"id", "title", "titles", "status", "points", "hidden", "checks"}
-    assert set(first["checks"][0]) == {"name", "status", "message", "output", "output_bytes"}
+    assert set(first["checks"][0]) == {
+        "name",
+        "status",
+        "message",
+        "output",
+        "output_bytes",
+        "hints",
+    }
 
 
 def test_json_to_stdout_moves_the_report_to_stderr() -> None:

@@ -230,3 +230,32 @@ def test_points_and_forbid_are_validated() -> None:
         lab.forbid("softmax", "numpy:exp", why="no")
     lab.forbid("softmax", "framework.math_ops:softmax", why=("自己写", "write it yourself"))
     assert lab.forbidden["softmax"].targets == ("framework.math_ops:softmax",)
+
+
+def test_hints_appear_under_failing_checks_only(tmp_path: Path, sandbox: Sandbox) -> None:
+    from grader.report import render_json, render_plain
+
+    lab = Lab("labxx", "x", "x")
+
+    @lab.test("x", "x", hint=("测试的提示", "the test's hint"))
+    def hinted(t: TestContext) -> None:
+        value = t.call("returns", 3).value
+        t.equal("passes", value, 3, hint=("不该出现", "never shown"))
+        t.equal(
+            "own hints",
+            value,
+            4,
+            hint=[("先看看返回值", "look at the return value"), ("应当是 4", "it should be 4")],
+        )
+        t.equal("test hint", value, 5)
+
+    result = run(lab, STUDENT, tmp_path, sandbox)
+    passes, own, inherited = result.tests[0].checks
+    assert passes.hints == []
+    assert [h.en for h in own.hints] == ["look at the return value", "it should be 4"]
+    assert [h.en for h in inherited.hints] == ["the test's hint"]
+    text = render_plain(result, "en")
+    assert "hint: look at the return value (1 more: minillm hint)" in text
+    assert "never shown" not in text and "it should be 4" not in text
+    checks = render_json(result, "zh")["tests"][0]["checks"]
+    assert checks[1]["hints"] == ["先看看返回值", "应当是 4"]
