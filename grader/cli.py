@@ -70,6 +70,7 @@ def verify(
     sandbox.start()  # warms up while the checks load
     try:
         from grader.labs import UnknownLab, load_lab, resolve_lab
+        from grader.mutants import as_student
         from grader.report import print_report, render_json
         from grader.runner import run_lab
 
@@ -82,7 +83,9 @@ def verify(
         target = info.solution if solution else (impl or info.student)
         if not target.is_file():
             raise click.UsageError(f"no such file: {target}")
-        result = run_lab(info, target, sandbox, load_lab(info))
+        with as_student(target, info) as student:  # a mutant file runs with its solution
+            result = run_lab(info, student, sandbox, load_lab(info))
+        result.impl = str(target)
     finally:
         sandbox.close()
     chosen = lang or default_lang()

@@ -222,7 +222,9 @@ def run_mutant(
 ) -> LabResult:
     """Run the lab's tests against the mutant (see `built`)."""
     with built(mutant, info) as student:
-        return run_tests(lab or load_lab(info), student, sandbox)
+        result = run_tests(lab or load_lab(info), student, sandbox)
+    result.impl = str(mutant.path)  # the file a reader can open, not the removed program
+    return result
 
 
 def failing_tests(result: LabResult) -> tuple[str, ...]:

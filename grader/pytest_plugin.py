@@ -6,7 +6,8 @@ them (at the test's own line of verify.py) and `-k`, `-x` and `--lf` work. As wi
 failing item shows the same block as the verify report. A selected test whose
 prerequisites were deselected (``-k``) runs them first, silently: their results decide
 whether it runs, as in a full run. Options: ``--minillm-impl solution`` (the reference) or
-``--minillm-impl PATH``; ``--minillm-lang en``.
+``--minillm-impl PATH`` (a file of tests/mutants runs as the solution plus its overrides);
+``--minillm-lang en``.
 
 Registered through the ``pytest11`` entry point; it only collects files named verify.py
 inside ``labs/labNN/`` folders and changes nothing else. Built like pytest's own
@@ -18,6 +19,7 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -26,6 +28,7 @@ from grader.dsl import Lab, TestSpec
 from grader.explain import import_message
 from grader.i18n import Text, default_lang, tr
 from grader.labs import LabInfo, load_lab
+from grader.mutants import as_student
 from grader.report import render_test_block
 from grader.results import Status, TestResult
 from grader.runner import run_one
@@ -36,6 +39,7 @@ __all__ = ["VerifyFailure", "VerifyFile", "VerifyItem"]
 
 _LAB_DIR = re.compile(r"^lab\d\d$")
 _SANDBOX_KEY = pytest.StashKey[Sandbox]()
+_FILES_KEY = pytest.StashKey[ExitStack]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -60,6 +64,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     sandbox = config.stash.get(_SANDBOX_KEY, None)
     if sandbox is not None:
         sandbox.close()
+    files = config.stash.get(_FILES_KEY, None)
+    if files is not None:
+        files.close()
 
 
 def _sandbox(config: pytest.Config) -> Sandbox:
@@ -69,6 +76,13 @@ def _sandbox(config: pytest.Config) -> Sandbox:
     sandbox = config.stash[_SANDBOX_KEY]
     sandbox.start()
     return sandbox
+
+
+def _files(config: pytest.Config) -> ExitStack:
+    """Temporary files (built mutants) that live until the pytest run ends."""
+    if _FILES_KEY not in config.stash:
+        config.stash[_FILES_KEY] = ExitStack()
+    return config.stash[_FILES_KEY]
 
 
 def _lang(config: pytest.Config) -> str:
@@ -91,8 +105,10 @@ class VerifyFile(pytest.File):
         choice = self.config.getoption("--minillm-impl")
         if choice is None:
             self.impl = info.student
-        else:
-            self.impl = info.solution if choice == "solution" else Path(choice).resolve()
+        elif choice == "solution":
+            self.impl = info.solution
+        else:  # a mutant file runs as the solution plus its overrides
+            self.impl = _files(self.config).enter_context(as_student(Path(choice).resolve(), info))
         self.results = {}
         self.values = {}
         for number, spec in enumerate(self.lab.tests, 1):

@@ -17,7 +17,9 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from grader.cli import cli
 from grader.dsl import Lab
 from grader.labs import LabInfo, all_labs, load_lab
 from grader.mutants import (
@@ -288,6 +290,16 @@ def test_check_lab_flags_a_mutant_that_passes_everything(tmp_path: Path, sandbox
     lines: list[str] = []
     assert check_lab(info, sandbox, update=True, out=lines.append) == 2
     assert "passes every test" in "\n".join(lines)
+
+
+def test_verify_runs_a_mutant_file_with_its_solution() -> None:
+    info = next(i for i in all_labs() if i.id == "lab02")
+    path = next(p for p in mutant_paths(info) if p.stem == "no_type_check")
+    result = CliRunner().invoke(cli, ["verify", "lab02", "--impl", str(path), "--lang", "en"])
+    assert result.exit_code == 1, result.output
+    n = len(_ids(info))
+    assert f"Result: {n - 1}/{n} tests passed (1 failed)" in result.output, result.output
+    assert result.output.count("[FAIL]") == 1  # encode_byte(tok, 65.0) did not raise
 
 
 def test_main_reports_usage_and_unknown_labs(capsys: pytest.CaptureFixture[str]) -> None:

@@ -176,6 +176,28 @@ def test_deselected_prerequisite_that_fails_is_named(
     assert "TEST 0" not in result.stdout.str()
 
 
+def test_a_mutant_file_runs_as_the_solution_plus_its_override(
+    pytester: pytest.Pytester, course: Path
+) -> None:
+    mutants = course / "tests" / "mutants" / "lab90"
+    mutants.mkdir(parents=True)
+    mutant = _impl(
+        mutants,
+        "twice_adds.py",
+        '''
+        """Mutant: twice adds 3 instead of doubling."""
+
+        # fails: second
+
+        def twice(x):
+            return x + 3
+        ''',
+    )
+    result = pytester.runpytest("labs/lab90", "--minillm-impl", mutant, "--minillm-lang", "en")
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.fnmatch_lines(["*[[]FAIL[]] twice(add_one(1)) = 4", "*expected 4, got 5*"])
+
+
 def test_stub_mode_reports_todo_with_the_labs_messages(
     pytester: pytest.Pytester, course: Path
 ) -> None:
