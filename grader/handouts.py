@@ -1,4 +1,4 @@
-"""Keep each handout's output blocks equal to what the grader really prints.
+"""Keep each handout's output blocks equal to what the grader and the snippets really print.
 
 A TASK.md quotes two runs of its lab: the stubs ("baseline") and the reference solution
 ("target"). Each block sits between markers::
@@ -9,18 +9,25 @@ A TASK.md quotes two runs of its lab: the stubs ("baseline") and the reference s
     ```
     <!-- /verify:baseline -->
 
-`TASK.md` quotes the Chinese report, `TASK.en.md` the English one. Two more kinds of
-block keep the rest of a handout's output honest:
+`TASK.md` quotes the Chinese report, `TASK.en.md` the English one. The first line, the
+title, is `# LabNN — <the Lab's title in verify.py>`. Two more kinds of block keep the rest
+of a handout's output honest:
 
 - ``<!-- verify:excerpt impl=PATH tests=2,3 lines=12 -->`` before a ```text block: those
   tests' lines of the report for the implementation at PATH (relative to the course root),
   cut after `lines` lines if given.
-- ``<!-- verify:script -->`` before a ```bash block that feeds Python to
-  ``python - <<'EOF'``: the next ```text block is that script's stdout when `student` is the
-  reference solution. ``<!-- verify:script shape -->`` compares with every number masked,
-  for output such as timings that differs from run to run.
+- ``<!-- verify:script cwd=labs/labNN -->`` before a ```bash block: the next ```text block
+  is that block's stdout when it is run by bash from the folder `cwd` (relative to the
+  course root, the folder the handout tells the student to run it from) of a copy of the
+  course in which the lab's `student.py` is the reference solution and `.venv` is the
+  interpreter's environment. ``<!-- verify:script cwd=... shape -->`` compares with every
+  number masked, for output such as timings that differs from run to run.
 
-Run ``python -m grader.handouts`` to list drift (exit 1 if any) and
+`check_scripts(info, impl)` runs the snippets against another implementation, such as one
+that returns numpy arrays where the solution returns Tensors: a snippet must work for every
+return type the checks accept.
+
+Run ``python -m grader.handouts`` to list drift and layout problems (exit 1 if any) and
 ``python -m grader.handouts --write`` to rewrite the blocks from fresh runs.
 """
 
@@ -28,17 +35,22 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.handout_skeleton import layout_problems
 from grader.labs import LabInfo, all_labs, course_root, load_lab, resolve_lab
 from grader.report import render_lines, render_plain
 from grader.runner import run_tests
 from grader.sandbox.client import Sandbox
 
-__all__ = ["BLOCKS", "HANDOUTS", "expected_blocks", "sync_lab"]
+__all__ = ["BLOCKS", "HANDOUTS", "check_scripts", "expected_blocks", "sync_lab"]
 
 BLOCKS = ("baseline", "target")
 HANDOUTS = {"TASK.md": "zh", "TASK.en.md": "en"}
@@ -56,6 +68,8 @@ def expected_blocks(info: LabInfo, sandbox: Sandbox) -> dict[tuple[str, str], st
         result = run_tests(lab, impl, sandbox)
         for lang in ("zh", "en"):
             out[(block, lang)] = render_plain(result, lang)
+    out[("title", "zh")] = f"# {info.id.capitalize()} — {lab.title.zh}"
+    out[("title", "en")] = f"# {info.id.capitalize()} — {lab.title.en}"
     return out
 
 
@@ -63,32 +77,55 @@ def sync_lab(info: LabInfo, sandbox: Sandbox, write: bool = False) -> list[str]:
     """Compare (or with `write`, rewrite) the blocks of the lab's handouts; list problems."""
     want = expected_blocks(info, sandbox)
     problems: list[str] = []
-    for name, lang in HANDOUTS.items():
-        path = info.dir / name
-        if not path.is_file():
-            problems.append(f"{path}: missing")
-            continue
-        text = path.read_text(encoding="utf-8")
-        found = {m.group("name") for m in _BLOCK.finditer(text)}
-        for block in BLOCKS:
-            if block not in found:
-                problems.append(f"{path}: no <!-- verify:{block} --> block")
+    with _course_copy(info, info.solution) as copy:
+        for name, lang in HANDOUTS.items():
+            path = info.dir / name
+            if not path.is_file():
+                problems.append(f"{path}: missing")
+                continue
+            text = path.read_text(encoding="utf-8")
+            found = {m.group("name") for m in _BLOCK.finditer(text)}
+            for block in BLOCKS:
+                if block not in found:
+                    problems.append(f"{path}: no <!-- verify:{block} --> block")
 
-        def replace(m: re.Match[str], lang: str = lang, path: Path = path) -> str:
-            name = m.group("name")
-            if name not in BLOCKS:
-                problems.append(f"{path}: unknown block verify:{name}")
-                return m.group(0)
-            fresh = want[(name, lang)]
-            if m.group("body") != fresh:
-                problems.append(f"{path}: block verify:{name} differs from the grader's output")
-            return m.group(1) + fresh + m.group(4)
+            def replace(m: re.Match[str], lang: str = lang, path: Path = path) -> str:
+                name = m.group("name")
+                if name not in BLOCKS:
+                    problems.append(f"{path}: unknown block verify:{name}")
+                    return m.group(0)
+                fresh = want[(name, lang)]
+                if m.group("body") != fresh:
+                    problems.append(f"{path}: block verify:{name} differs from the grader's output")
+                return m.group(1) + fresh + m.group(4)
 
-        new = _BLOCK.sub(replace, text)
-        new = _sync_marked(new, path, lang, info, sandbox, problems)
-        if write and new != text:
-            path.write_text(new, encoding="utf-8")
+            new = _BLOCK.sub(replace, text)
+            new = _sync_title(new, want[("title", lang)], path, problems)
+            new = _sync_marked(new, path, lang, info, problems, sandbox=sandbox, copy=copy)
+            if write and new != text:
+                path.write_text(new, encoding="utf-8")
     return problems
+
+
+def check_scripts(info: LabInfo, impl: Path) -> list[str]:
+    """Run the lab's verify:script snippets with `impl` as student.py; list every snippet
+    whose output is not the one its handout quotes (or that fails)."""
+    problems: list[str] = []
+    with _course_copy(info, impl) as copy:
+        for name, lang in HANDOUTS.items():
+            path = info.dir / name
+            if path.is_file():
+                text = path.read_text(encoding="utf-8")
+                _sync_marked(text, path, lang, info, problems, sandbox=None, copy=copy)
+    return [f"{p} (student.py = {impl})" for p in problems]
+
+
+def _sync_title(text: str, title: str, path: Path, problems: list[str]) -> str:
+    first, sep, rest = text.partition("\n")
+    if first == title:
+        return text
+    problems.append(f"{path}:1: the title must be {title!r} (the Lab's title in verify.py)")
+    return title + sep + (rest if first.startswith("# ") else text)
 
 
 _MARKER = re.compile(r"^(?P<indent>[ ]*)<!-- verify:(?P<kind>script|excerpt)(?P<opts>[^>]*)-->$")
@@ -123,31 +160,35 @@ def _fence(lines: list[str], after: int, indent: str, lang: str) -> _Fence | Non
     return None
 
 
-def _heredoc(body: list[str]) -> str | None:
-    """The Python between ``python - <<'EOF'`` and ``EOF`` in a bash block."""
-    for i, line in enumerate(body):
-        if "<<'EOF'" in line:
-            end = body.index("EOF", i + 1) if "EOF" in body[i + 1 :] else None
-            return None if end is None else "\n".join(body[i + 1 : end]) + "\n"
-    return None
+@contextmanager
+def _course_copy(info: LabInfo, impl: Path) -> Iterator[Path]:
+    """A throwaway copy of the lab's folder at labs/<id>/ with `impl` as its student.py, and
+    `.venv` pointing at the running interpreter's environment, as a student's checkout has."""
+    with tempfile.TemporaryDirectory(prefix="minillm-handout-") as tmp:
+        root = Path(tmp)
+        lab_dir = root / "labs" / info.id
+        shutil.copytree(info.dir, lab_dir, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copyfile(impl, lab_dir / "student.py")
+        (root / ".venv").symlink_to(Path(sys.prefix), target_is_directory=True)
+        yield root
 
 
-def _run_script(code: str, info: LabInfo) -> str:
-    """Run a handout snippet with `student` resolved to the lab's reference solution."""
-    root = course_root()
+def _run_script(bash: str, copy: Path, cwd: str) -> str:
+    """Run a handout's bash block from the folder `cwd` of the course copy; its stdout."""
+    work = (copy / cwd).resolve()
+    if not work.is_relative_to(copy.resolve()) or not work.is_dir():
+        return f"<no such folder in the course: {cwd}>\n"
     env = {
-        **os.environ,
-        "PYTHONPATH": str(root),
+        **{k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")},
         "PYTHONHASHSEED": "0",
         "OPENBLAS_NUM_THREADS": "1",
         "OMP_NUM_THREADS": "1",
     }
     proc = subprocess.run(
-        [sys.executable, "-"],
-        input=code,
+        ["bash", "-e", "-o", "pipefail", "-c", bash],
         capture_output=True,
         text=True,
-        cwd=info.solution.parent,
+        cwd=work,
         env=env,
         timeout=120,
     )
@@ -179,13 +220,21 @@ def _excerpt(info: LabInfo, sandbox: Sandbox, lang: str, opts: dict[str, str]) -
 
 
 def _sync_marked(
-    text: str, path: Path, lang: str, info: LabInfo, sandbox: Sandbox, problems: list[str]
+    text: str,
+    path: Path,
+    lang: str,
+    info: LabInfo,
+    problems: list[str],
+    *,
+    sandbox: Sandbox | None,
+    copy: Path,
 ) -> str:
-    """Check (and return rewritten) the verify:script and verify:excerpt blocks."""
+    """Check (and return rewritten) the verify:script blocks, and the verify:excerpt blocks
+    when a sandbox is given."""
     lines = text.split("\n")
     for i in range(len(lines) - 1, -1, -1):  # bottom-up: edits keep earlier indices valid
         m = _MARKER.match(lines[i])
-        if not m:
+        if not m or (m.group("kind") == "excerpt" and sandbox is None):
             continue
         indent, kind = m.group("indent"), m.group("kind")
         opts = dict(o.split("=", 1) for o in m.group("opts").split() if "=" in o)
@@ -193,15 +242,17 @@ def _sync_marked(
         where = f"{path}:{i + 1}"
         if kind == "script":
             bash = _fence(lines, i, indent, "bash")
-            code = _heredoc(bash.body) if bash else None
             target = _fence(lines, bash.end, indent, "text") if bash else None
-            if code is None or target is None:
-                problems.append(f"{where}: verify:script needs a bash heredoc and a text block")
+            if bash is None or target is None:
+                problems.append(f"{where}: verify:script needs a bash block and a text block")
                 continue
-            fresh = _run_script(code, info)
+            if "cwd" not in opts:
+                problems.append(f"{where}: verify:script needs cwd=FOLDER (where it is run from)")
+                continue
+            fresh = _run_script("\n".join(bash.body) + "\n", copy, opts["cwd"])
         else:
             target = _fence(lines, i, indent, "text")
-            if target is None:
+            if target is None or sandbox is None:
                 problems.append(f"{where}: verify:excerpt needs a text block")
                 continue
             fresh = _excerpt(info, sandbox, lang, opts)
@@ -225,12 +276,16 @@ def main(argv: list[str] | None = None) -> int:
     names = [a for a in args if a != "--write"]
     labs = [resolve_lab(n) for n in names] if names else all_labs()
     problems: list[str] = []
+    layout: list[str] = []
     with Sandbox() as sandbox:
         for info in labs:
             problems += sync_lab(info, sandbox, write)
+            layout += layout_problems(info)
     for p in problems:
         print(("updated: " if write else "") + p)
-    return 0 if write or not problems else 1
+    for p in layout:
+        print(p)
+    return 0 if (write or not problems) and not layout else 1
 
 
 if __name__ == "__main__":
