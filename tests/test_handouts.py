@@ -1,4 +1,6 @@
-"""Every TASK.md / TASK.en.md output block equals what the grader prints today."""
+"""The handouts: output blocks equal what runs print today, one layout in every lab and both
+languages, a size budget, and snippets that run from their stated folder for any return type
+the checks accept."""
 
 from __future__ import annotations
 
@@ -7,9 +9,20 @@ from pathlib import Path
 
 import pytest
 
-from grader.handouts import sync_lab
-from grader.labs import LabInfo, all_labs
+from grader.handout_skeleton import SECTIONS, SIZE_BUDGET, layout_problems
+from grader.handouts import check_scripts, sync_lab
+from grader.labs import LabInfo, all_labs, load_lab, resolve_lab
+from grader.runner import run_tests
 from grader.sandbox.client import Sandbox
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "tests" / "handout_examples"
+NDARRAY = sorted(EXAMPLES.glob("*/returns_ndarray/student.py"))
+PASSING = sorted([*NDARRAY, *EXAMPLES.glob("*/hints/student.py")])
+
+
+def _example_id(path: Path) -> str:
+    return f"{path.parts[-3]}-{path.parts[-2]}"
 
 
 @pytest.mark.parametrize("info", all_labs(), ids=lambda i: i.id)
@@ -18,11 +31,44 @@ def test_handout_blocks_match_the_grader(info: LabInfo, sandbox: Sandbox) -> Non
     assert not problems, "\n".join(problems) + "\n(run: make handouts)"
 
 
+@pytest.mark.parametrize("info", all_labs(), ids=lambda i: i.id)
+def test_handouts_follow_the_common_layout(info: LabInfo) -> None:
+    problems = layout_problems(info)
+    assert not problems, "\n".join(problems) + "\n(the layout: labs/HANDOUT.md)"
+
+
+def test_the_authors_guide_states_the_layout() -> None:
+    guide = (ROOT / "labs" / "HANDOUT.md").read_text(encoding="utf-8")
+    for lang, names in SECTIONS.items():
+        row = " / ".join(f"`## {name}`" for name in names)
+        assert row in guide, f"labs/HANDOUT.md must list the {lang} sections in order: {row}"
+    assert f"{SIZE_BUDGET // 1024} KiB" in guide
+
+
+def test_every_lab_whose_snippets_call_student_code_has_an_ndarray_example() -> None:
+    assert {p.parts[-3] for p in NDARRAY} >= {"lab01", "lab03", "lab04"}
+
+
+@pytest.mark.parametrize("impl", NDARRAY, ids=_example_id)
+def test_snippets_accept_ndarray_returns(impl: Path) -> None:
+    problems = check_scripts(resolve_lab(impl.parts[-3]), impl)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("impl", PASSING, ids=_example_id)
+def test_ndarray_returns_and_the_hints_followed_word_for_word_pass(
+    impl: Path, sandbox: Sandbox
+) -> None:
+    info = resolve_lab(impl.parts[-3])
+    result = run_tests(load_lab(info), impl, sandbox)
+    assert result.passed, [(t.title.en, t.status) for t in result.tests]
+
+
 def _copy_lab(tmp: Path, lab: str) -> LabInfo:
-    root = Path(__file__).resolve().parent.parent
-    shutil.copytree(root / "labs" / lab, tmp / "labs" / lab)
-    shutil.copytree(root / "solutions" / lab, tmp / "solutions" / lab)
-    shutil.copytree(root / "tests" / "handout_examples", tmp / "tests" / "handout_examples")
+    shutil.copytree(ROOT / "labs" / lab, tmp / "labs" / lab)
+    shutil.copytree(ROOT / "solutions" / lab, tmp / "solutions" / lab)
+    if not (tmp / "tests" / "handout_examples").exists():
+        shutil.copytree(EXAMPLES, tmp / "tests" / "handout_examples")
     return LabInfo(lab, tmp / "labs" / lab)
 
 
@@ -30,24 +76,30 @@ def test_drift_is_reported_and_rewritten(
     tmp_path: Path, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("MINILLM_ROOT", str(tmp_path))
-    info = _copy_lab(tmp_path, "lab04")
-    task = info.dir / "TASK.en.md"
-    text = task.read_text(encoding="utf-8")
-    drifted = text.replace("Result: all passed", "Result: all passed!", 1)
-    drifted = drifted.replace("[0.25 0.25 0.25 0.25]", "[0.2 0.3 0.25 0.25]", 1)
-    drifted = drifted.replace("[TEST 2] attention_scores", "[TEST 2] attention-scores", 1)
-    assert drifted.count("!") > text.count("!")
-    task.write_text(drifted, encoding="utf-8")
+    edits = {
+        "lab01": [
+            ("# Lab01 — Tensors and math ops", "# Lab01 — Tensors"),  # the title
+            ("Result: all passed", "Result: all passed!"),  # the target block
+            ("[TEST 3] tensor_get", "[TEST 3] tensor-get"),  # the excerpt
+        ],
+        "lab04": [("[0.25 0.25 0.25 0.25]", "[0.2 0.3 0.25 0.25]")],  # a script's output
+    }
+    for lab, changes in edits.items():
+        info = _copy_lab(tmp_path, lab)
+        task = info.dir / "TASK.en.md"
+        text = task.read_text(encoding="utf-8")
+        drifted = text
+        for old, new in changes:
+            assert old in drifted
+            drifted = drifted.replace(old, new, 1)
+        task.write_text(drifted, encoding="utf-8")
 
-    problems = sync_lab(info, sandbox, write=False)
-    assert any("verify:target" in p for p in problems)
-    assert any("verify:script" in p for p in problems)
-    assert any("verify:excerpt" in p for p in problems)
-    assert task.read_text(encoding="utf-8") == drifted  # checking never writes
-
-    sync_lab(info, sandbox, write=True)
-    assert task.read_text(encoding="utf-8") == text
-    assert sync_lab(info, sandbox, write=False) == []
+        problems = sync_lab(info, sandbox, write=False)
+        assert len(problems) == len(changes), problems
+        assert task.read_text(encoding="utf-8") == drifted  # checking never writes
+        sync_lab(info, sandbox, write=True)
+        assert task.read_text(encoding="utf-8") == text
+        assert sync_lab(info, sandbox, write=False) == []
 
 
 def test_missing_blocks_are_reported(
@@ -60,3 +112,94 @@ def test_missing_blocks_are_reported(
     problems = sync_lab(info, sandbox, write=False)
     assert any("no <!-- verify:baseline --> block" in p for p in problems)
     assert any("TASK.en.md: missing" in p for p in problems)
+    assert any("the title must be '# Lab04 — 多头自注意力'" in p for p in problems)
+
+
+def _snippet(cwd: str, bash: str, output: str) -> str:
+    return (
+        f"Run this from `{cwd}`:\n\n<!-- verify:script cwd={cwd} -->\n```bash\n{bash}\n```\n\n"
+        f"```text\n{output}```\n"
+    )
+
+
+@pytest.fixture
+def bare_lab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> LabInfo:
+    """lab04 with no TASK.md, for handwritten TASK.en.md snippets."""
+    monkeypatch.setenv("MINILLM_ROOT", str(tmp_path))
+    info = _copy_lab(tmp_path, "lab04")
+    (info.dir / "TASK.md").unlink()
+    return info
+
+
+def test_a_snippet_runs_from_its_folder_with_the_given_student(bare_lab: LabInfo) -> None:
+    impl = EXAMPLES / "lab04" / "returns_ndarray" / "student.py"
+    bash = (
+        "basename \"$PWD\"\n../../.venv/bin/python -c "
+        "'import student; print(student.__doc__.splitlines()[0])'"
+    )
+    want = "lab04\nHandout example: the reference solution, but returning numpy arrays, not Tensors.\n"
+    task = bare_lab.dir / "TASK.en.md"
+    task.write_text(_snippet("labs/lab04", bash, want), encoding="utf-8")
+    assert check_scripts(bare_lab, impl) == []
+    # the solution is another student.py: its docstring differs
+    assert check_scripts(bare_lab, bare_lab.solution) != []
+
+
+def test_a_snippet_run_from_another_folder_fails(bare_lab: LabInfo) -> None:
+    bash = "../../.venv/bin/python -c 'print(1)'"
+    task = bare_lab.dir / "TASK.en.md"
+    task.write_text(_snippet("labs/lab04", bash, "1\n"), encoding="utf-8")
+    assert check_scripts(bare_lab, bare_lab.solution) == []
+    task.write_text(_snippet(".", bash, "1\n"), encoding="utf-8")  # no ../../.venv from the root
+    assert any("differs" in p for p in check_scripts(bare_lab, bare_lab.solution))
+    task.write_text(_snippet("../..", bash, "1\n"), encoding="utf-8")
+    assert any("differs" in p for p in check_scripts(bare_lab, bare_lab.solution))
+
+
+def test_a_snippet_must_name_its_folder(bare_lab: LabInfo) -> None:
+    text = "<!-- verify:script -->\n```bash\necho 1\n```\n\n```text\n1\n```\n"
+    (bare_lab.dir / "TASK.en.md").write_text(text, encoding="utf-8")
+    assert any("needs cwd=" in p for p in check_scripts(bare_lab, bare_lab.solution))
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("file", "old", "new", "problem"),
+    [
+        ("TASK.en.md", "## Why now", "## Why attention", "sections are"),
+        ("TASK.md", "## 现象", "## 现象与结果", "sections are"),
+        ("TASK.en.md", "> Suggested time: 3 hours", "> Time: 3 hours", "the header"),
+        ("TASK.md", "> 建议时长：3 小时", "> 建议时长：2 小时", "suggested hours"),
+        ("TASK.en.md", "### 4.2 The causal mask", "### 4.3 The causal mask", "must start with '4.2 '"),
+        ("TASK.en.md", "**hint**:", "**hints**:", "labels"),
+        ("TASK.md", "4. **（选做）", "4. **（必做）", "required/optional"),
+        ("TASK.en.md", "3. **(Required) By hand.**", "3. By hand.", "a question starts like"),
+        ("TASK.en.md", "cwd=labs/lab04 -->", "cwd=labs/lab03 -->", "must say where it runs"),
+        ("TASK.en.md", "## Previous / next", "#### Aside\n\n## Previous / next", "no headings"),
+    ],
+)
+def test_layout_problems_are_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, file: str, old: str, new: str, problem: str
+) -> None:
+    monkeypatch.setenv("MINILLM_ROOT", str(tmp_path))
+    info = _copy_lab(tmp_path, "lab04")
+    assert layout_problems(info) == []
+    _edit(info.dir / file, old, new)
+    problems = layout_problems(info)
+    assert any(problem in p for p in problems), problems
+
+
+def test_a_handout_over_the_budget_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MINILLM_ROOT", str(tmp_path))
+    info = _copy_lab(tmp_path, "lab02")
+    task = info.dir / "TASK.en.md"
+    size = task.stat().st_size
+    _edit(task, "## Previous / next", "x" * (SIZE_BUDGET - size) + "\n\n## Previous / next")
+    assert any("over the budget" in p for p in layout_problems(info))
