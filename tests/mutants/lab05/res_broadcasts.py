@@ -1,0 +1,12 @@
+"""Mutant: residual_add does not compare shapes and lets numpy broadcast b."""
+
+# fails: residual_shapes
+
+import numpy as np
+
+from framework import Tensor, as_tensor
+
+
+def residual_add(a: Tensor, b: Tensor) -> None:
+    view = a if isinstance(a, np.ndarray) else a.numpy()
+    view += as_tensor(b, "b").numpy()

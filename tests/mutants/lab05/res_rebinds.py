@@ -1,0 +1,14 @@
+"""Mutant: residual_add writes a = a + b, which rebinds a local name and leaves a as it was."""
+
+# fails: residual_inplace, block_reference, accepts_arrays, strided_views
+
+import numpy as np
+
+from framework import Tensor, as_tensor
+
+
+def residual_add(a: Tensor, b: Tensor) -> None:
+    at, bt = as_tensor(a, "a"), as_tensor(b, "b")
+    if at.shape != bt.shape:
+        raise ValueError(f"a is {at.shape} but b is {bt.shape}")
+    a = np.add(at.numpy(), bt.numpy())  # noqa: F841 - the bug: a new array, not a's memory
