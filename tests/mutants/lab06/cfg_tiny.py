@@ -1,0 +1,9 @@
+"""Mutant: default_config returns the tiny preset's sizes (H 32, 2 heads, 2 layers, ...)."""
+
+# fails: default_fields
+
+from framework.config import ModelConfig
+
+
+def default_config() -> ModelConfig:
+    return ModelConfig(260, 32, 2, 2, 128, 64)

@@ -1,0 +1,12 @@
+"""Mutant: model_create ignores its argument and always builds the default config."""
+
+# fails: create_config, create_invalid
+
+from framework.config import ModelConfig, default_config
+from framework.model import GPTModel, init_weights
+
+
+def model_create(config: ModelConfig, seed: int = 0) -> GPTModel:
+    model = GPTModel(default_config())
+    init_weights(model, seed)
+    return model

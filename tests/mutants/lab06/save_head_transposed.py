@@ -1,0 +1,19 @@
+"""Mutant: model_save writes lm_head as [V, H] (transposed), the token table's layout."""
+
+# fails: save_roundtrip
+
+import os
+import struct
+
+import numpy as np
+
+from framework.model import GPTModel
+
+
+def model_save(model: GPTModel, path: str | os.PathLike[str]) -> None:
+    c = model.config
+    with open(path, "wb") as f:
+        f.write(struct.pack("<II6i", MAGIC, VERSION, *c.as_tuple()))
+        for t in _arrays(model):
+            arr = t.numpy().T if t is model.lm_head else t.numpy()
+            f.write(np.asarray(arr, dtype="<f4").tobytes())
