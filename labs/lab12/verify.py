@@ -1,0 +1,401 @@
+"""Lab12 checks: counting adjacent pairs, merging one pair, and a BPE training loop.
+
+Read freely; do not edit. Every call into your `student.py` runs in a separate sandbox
+process, and every value is compared here, in the grader. All values are exact integers:
+there are no tolerances in this lab. Token ids are byte + 4 (as in Lab02), new ids start
+at 264, as in the framework's `BPETokenizer`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from framework.bpe_tokenizer import FIRST_MERGE_ID, BPETokenizer
+from framework.bpe_train import count_pairs, merge_pair
+from grader.dsl import Lab, TestContext
+from grader.i18n import Text, tr
+
+lab = Lab("lab12", "BPE 分词", "BPE tokenisation")
+
+BYTES = BPETokenizer()  # no merges: each byte b is the id b + 4
+Pair = tuple[int, int]
+Counted = tuple[Pair, int] | None
+# The C course's loop corpus, then one in Chinese and English (about 570 bytes) with runs
+# such as 哈哈哈 and ......, where merging without overlap matters.
+C_CORPUS = "ababab ababab cdcd ef ef"
+CORPUS = (
+    "用户：你好！\n助手：你好，很高兴见到你。\n"
+    "用户：今天天气怎么样？\n助手：今天天气很好，阳光明媚。\n"
+    "user: hello, how are you?\nbot: I am fine, thank you. how are you?\n"
+    "用户：一加一等于几？\n助手：一加一等于二。\n"
+    "用户：二加二等于几？\n助手：二加二等于四。\n"
+    "user: what is two plus two?\nbot: two plus two is four.\n"
+    "用户：谢谢你！\n助手：不客气，很高兴帮到你。\n"
+    "用户：哈哈哈哈哈！\n助手：哈哈哈，很高兴你开心。\n"
+    "user: hmm...... ok!!!\nbot: ok...... see you!!!\n"
+)
+
+
+def ids_of(text: str) -> list[int]:
+    return BYTES.encode(text)
+
+
+def is_int(x: Any) -> bool:
+    return isinstance(x, int | np.integer) and not isinstance(x, bool | np.bool_)
+
+
+def as_counted(value: Any) -> tuple[bool, Counted]:
+    """(ok, ((a, b), n) with plain ints or None) from what bpe_count_pairs returned."""
+    if value is None:
+        return True, None
+    if isinstance(value, tuple | list) and len(value) == 2:
+        pair, n = value
+        if isinstance(pair, tuple | list) and len(pair) == 2 and all(map(is_int, (*pair, n))):
+            return True, ((int(pair[0]), int(pair[1])), int(n))
+    return False, None
+
+
+def as_ids(value: Any) -> list[int] | None:
+    """A list of plain ints from what bpe_apply_merge returned, or None if it is not one."""
+    if isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in "iu":
+        return [int(x) for x in value]
+    if isinstance(value, list | tuple) and all(is_int(x) for x in value):
+        return [int(x) for x in value]
+    return None
+
+
+def short(x: Any, n: int = 100) -> str:
+    text = repr(x)
+    return text if len(text) <= n else text[:n] + "…"
+
+
+class Changed(list[str]):
+    """The inputs that a test's calls modified; `report` records one check for all."""
+
+    def report(self, t: TestContext) -> None:
+        t.check(
+            ("每次调用后输入都没有被修改", "every call left its input unchanged"),
+            not self,
+            tr(
+                "这些输入被改动了（应返回新列表，不要修改 tokens）：" + "；".join(self[:3]),
+                "these inputs were modified (return a new list, leave tokens alone): "
+                + "; ".join(self[:3]),
+            ),
+        )
+
+
+def check_count(
+    t: TestContext, label: tuple[str, str], tokens: Sequence[int], want: Counted, changed: Changed
+) -> None:
+    """One check: bpe_count_pairs(tokens) == want; a modified input goes to `changed`."""
+    call = t.call("bpe_count_pairs", list(tokens))
+    ok, got = as_counted(call.value)
+    detail = (
+        tr(f"期望 {want}，实际 {short(got)}", f"expected {want}, got {short(got)}")
+        if ok
+        else tr(
+            f"应返回 ((first, second), count) 或 None，实际 {short(call.value)}",
+            f"must return ((first, second), count) or None, got {short(call.value)}",
+        )
+    )
+    t.check(label, ok and got == want, detail)
+    if call.args[0] != list(tokens):
+        changed.append(f"{short(list(tokens), 40)} → {short(call.args[0], 40)}")
+
+
+def check_merge(
+    t: TestContext,
+    label: tuple[str, str],
+    tokens: Sequence[int],
+    pair: Pair,
+    want: list[int],
+    changed: Changed,
+) -> None:
+    """One check: bpe_apply_merge(tokens, pair, 99) == want; a modified input to `changed`."""
+    call = t.call("bpe_apply_merge", list(tokens), pair, 99)
+    got = as_ids(call.value)
+    detail = (
+        tr(f"期望 {want}，实际 {short(got)}", f"expected {want}, got {short(got)}")
+        if got is not None
+        else tr(
+            f"应返回 int 列表，实际 {short(call.value)}",
+            f"must return a list of ints, got {short(call.value)}",
+        )
+    )
+    t.check(label, got == want, detail)
+    if call.args[0] != list(tokens):
+        changed.append(f"{short(list(tokens), 40)} → {short(call.args[0], 40)}")
+
+
+def counts(t: TestContext, cases: list[tuple[str, str, Sequence[int], Counted]]) -> None:
+    changed = Changed()
+    for zh, en, tokens, want in cases:
+        check_count(t, (zh, en), tokens, want, changed)
+    changed.report(t)
+
+
+def merges(t: TestContext, cases: list[tuple[str, str, Sequence[int], Pair, list[int]]]) -> None:
+    changed = Changed()
+    for zh, en, tokens, pair, want in cases:
+        check_merge(t, (zh, en), tokens, pair, want, changed)
+    changed.report(t)
+
+
+@lab.test("bpe_count_pairs：最常见的相邻对", "bpe_count_pairs: the most frequent adjacent pair")
+def count_basic(t: TestContext) -> None:
+    counts(
+        t,
+        [
+            ('"ababab" → ((97, 98), 3)', '"ababab" → ((97, 98), 3)', b"ababab", ((97, 98), 3)),
+            (
+                "[1, 5, 2, 5, 2, 5, 2, 9] → ((5, 2), 3)",
+                "[1, 5, 2, 5, 2, 5, 2, 9] → ((5, 2), 3)",
+                [1, 5, 2, 5, 2, 5, 2, 9],
+                ((5, 2), 3),
+            ),
+            (  # e4 bd a0 e5 a5 bd, twice: five pairs tie at 2
+                '"你好你好" 的字节 id → ((232, 193), 2)',
+                'byte ids of "你好你好" → ((232, 193), 2)',
+                ids_of("你好你好"),
+                ((232, 193), 2),
+            ),
+        ],
+    )
+
+
+@lab.test("bpe_count_pairs：返回 None 的情况", "bpe_count_pairs: when the answer is None")
+def count_none(t: TestContext) -> None:
+    counts(
+        t,
+        [
+            (
+                '"abcde"：每对只出现一次 → None',
+                '"abcde": every pair occurs once → None',
+                b"abcde",
+                None,
+            ),
+            ("空序列 → None", "an empty sequence → None", [], None),
+            ("只有 1 个 id → None", "a single id → None", [5], None),
+            ("[5, 5]：(5, 5) 只出现一次 → None", "[5, 5]: (5, 5) occurs once → None", [5, 5], None),
+            (
+                "[1, 2, 1]：(1, 2) 和 (2, 1) 各一次 → None",
+                "[1, 2, 1]: (1, 2) and (2, 1) once each → None",
+                [1, 2, 1],
+                None,
+            ),
+        ],
+    )
+
+
+@lab.test("bpe_count_pairs：并列时取先出现的对", "bpe_count_pairs: ties go to the pair seen first")
+def count_ties(t: TestContext) -> None:
+    counts(
+        t,
+        [
+            (
+                "[1, 2, 5, 3, 4, 1, 2, 3, 4]：(1, 2) 先出现",
+                "[1, 2, 5, 3, 4, 1, 2, 3, 4]: (1, 2) comes first",
+                [1, 2, 5, 3, 4, 1, 2, 3, 4],
+                ((1, 2), 2),
+            ),
+            (
+                "[3, 4, 1, 2, 1, 2, 3, 4]：(3, 4) 先出现，虽然 (1, 2) 先数到 2",
+                "[3, 4, 1, 2, 1, 2, 3, 4]: (3, 4) comes first, though (1, 2) reaches 2 sooner",
+                [3, 4, 1, 2, 1, 2, 3, 4],
+                ((3, 4), 2),
+            ),
+            (
+                "[9, 8, 1, 2, 9, 8, 1, 2]：不是数值更小的 (1, 2)",
+                "[9, 8, 1, 2, 9, 8, 1, 2]: not the smaller (1, 2)",
+                [9, 8, 1, 2, 9, 8, 1, 2],
+                ((9, 8), 2),
+            ),
+        ],
+    )
+
+
+@lab.test("bpe_count_pairs：重叠的对也要数", "bpe_count_pairs: overlapping pairs count")
+def count_overlap(t: TestContext) -> None:
+    counts(
+        t,
+        [
+            ('"aaa" → ((97, 97), 2)', '"aaa" → ((97, 97), 2)', b"aaa", ((97, 97), 2)),
+            ('"aaaa" → ((97, 97), 3)', '"aaaa" → ((97, 97), 3)', b"aaaa", ((97, 97), 3)),
+            ('"baaab" → ((97, 97), 2)', '"baaab" → ((97, 97), 2)', b"baaab", ((97, 97), 2)),
+        ],
+    )
+
+
+@lab.test("bpe_apply_merge：替换每一处", "bpe_apply_merge: replaces every occurrence")
+def merge_basic(t: TestContext) -> None:
+    merges(
+        t,
+        [
+            (
+                '"ababab"，(97, 98) → [99, 99, 99]',
+                '"ababab", (97, 98) → [99, 99, 99]',
+                b"ababab",
+                (97, 98),
+                [99, 99, 99],
+            ),
+            (
+                "[1, 2, 1, 2, 1]：末尾落单的 1 照抄",
+                "[1, 2, 1, 2, 1]: the last, unpaired 1 is copied",
+                [1, 2, 1, 2, 1],
+                (1, 2),
+                [99, 99, 1],
+            ),
+            (
+                "[3, 1, 2]：最后一对也替换",
+                "[3, 1, 2]: the last pair is replaced too",
+                [3, 1, 2],
+                (1, 2),
+                [3, 99],
+            ),
+            (
+                "[2, 1, 5, 1, 2]：(1, 2) 不匹配 2, 1",
+                "[2, 1, 5, 1, 2]: (1, 2) does not match 2, 1",
+                [2, 1, 5, 1, 2],
+                (1, 2),
+                [2, 1, 5, 99],
+            ),
+            (
+                "[4, 1, 6, 2, 1]：不相邻不算",
+                "[4, 1, 6, 2, 1]: not adjacent, no match",
+                [4, 1, 6, 2, 1],
+                (1, 2),
+                [4, 1, 6, 2, 1],
+            ),
+        ],
+    )
+
+
+@lab.test(
+    "bpe_apply_merge：连续重复从左往右、不重叠",
+    "bpe_apply_merge: runs merge left to right, without overlap",
+)
+def merge_overlap(t: TestContext) -> None:
+    a = 97
+    merges(
+        t,
+        [
+            ('"aaa" → [99, 97]', '"aaa" → [99, 97]', b"aaa", (a, a), [99, a]),
+            ('"aaaa" → [99, 99]', '"aaaa" → [99, 99]', b"aaaa", (a, a), [99, 99]),
+            ('"aaaaa" → [99, 99, 97]', '"aaaaa" → [99, 99, 97]', b"aaaaa", (a, a), [99, 99, a]),
+            (
+                '"baaab" → [98, 99, 97, 98]',
+                '"baaab" → [98, 99, 97, 98]',
+                b"baaab",
+                (a, a),
+                [98, 99, a, 98],
+            ),
+        ],
+    )
+
+
+@lab.test("bpe_apply_merge：空序列、单个 id、元组输入", "bpe_apply_merge: empty, one id, a tuple")
+def merge_edges(t: TestContext) -> None:
+    merges(
+        t,
+        [
+            ("[] → []", "[] → []", [], (1, 2), []),
+            ("[7] → [7]", "[7] → [7]", [7], (7, 7), [7]),
+            ("[1, 2] → [99]", "[1, 2] → [99]", [1, 2], (1, 2), [99]),
+        ],
+    )
+    name = ("tokens 是元组 (1, 2, 3, 1, 2) 也能用", "tokens as a tuple (1, 2, 3, 1, 2) works")
+    if call := t.returns(name, "bpe_apply_merge", (1, 2, 3, 1, 2), (1, 2), 99):
+        got = short(call.value)
+        detail = tr(f"期望 [99, 3, 99]，实际 {got}", f"expected [99, 3, 99], got {got}")
+        t.check(name, as_ids(call.value) == [99, 3, 99], detail)
+    name = ("bpe_count_pairs 也接受元组", "bpe_count_pairs accepts a tuple too")
+    if call := t.returns(name, "bpe_count_pairs", (1, 2, 3, 1, 2)):
+        got = short(call.value)
+        detail = tr(f"期望 ((1, 2), 2)，实际 {got}", f"expected ((1, 2), 2), got {got}")
+        t.check(name, as_counted(call.value) == (True, ((1, 2), 2)), detail)
+
+
+def run_loop(t: TestContext, text: str, n: int) -> tuple[list[Pair], list[int], Text | None]:
+    """Train up to `n` merges with the student's two functions, checking every step.
+
+    Returns the merges, the final ids, and what went wrong first (None if nothing did).
+    """
+    ids, done = ids_of(text), []
+    for k in range(n):
+        value = t.call("bpe_count_pairs", ids).value
+        ok, got = as_counted(value)
+        want = count_pairs(ids)
+        if not ok or got != want:
+            return (
+                done,
+                ids,
+                tr(
+                    f"第 {k + 1} 步 bpe_count_pairs：期望 {want}，实际 {short(value)}",
+                    f"step {k + 1}, bpe_count_pairs: expected {want}, got {short(value)}",
+                ),
+            )
+        if got is None:
+            break
+        value = t.call("bpe_apply_merge", ids, got[0], FIRST_MERGE_ID + k).value
+        new, want_ids = as_ids(value), merge_pair(ids, got[0], FIRST_MERGE_ID + k)
+        if new != want_ids:
+            return (
+                done,
+                ids,
+                tr(
+                    f"第 {k + 1} 步 bpe_apply_merge({got[0]} → {FIRST_MERGE_ID + k})：从第 "
+                    f"{first_diff(new, want_ids)} 个 id 起与正确结果不同",
+                    f"step {k + 1}, bpe_apply_merge({got[0]} → {FIRST_MERGE_ID + k}): differs "
+                    f"from the right result from id {first_diff(new, want_ids)} on",
+                ),
+            )
+        ids = new
+        done.append(got[0])
+    return done, ids, None
+
+
+def first_diff(got: list[int] | None, want: list[int]) -> int:
+    if got is None:
+        return 0
+    return next((k for k, (g, w) in enumerate(zip(got, want, strict=False)) if g != w), len(want))
+
+
+def check_loop(t: TestContext, text: str, n: int, what: Text) -> None:
+    """The student's loop gives the framework's merges and its encoding of `text`."""
+    ref = BPETokenizer.train(text, n)
+    merges, ids, problem = run_loop(t, text, n)
+    n_ref, n_bytes, want = len(ref.merges), len(ids_of(text)), ref.encode(text)
+    t.check(
+        tr(
+            f"{what.zh}：合并列表 = BPETokenizer.train 的 {n_ref} 次合并",
+            f"{what.en}: the merges = BPETokenizer.train's {n_ref} merges",
+        ),
+        problem is None and merges == ref.merges,
+        problem,
+    )
+    t.check(
+        tr(
+            f"{what.zh}：最终序列 = BPETokenizer.encode（{n_bytes} 个字节 → {len(want)} 个 id）",
+            f"{what.en}: the final sequence = BPETokenizer.encode "
+            f"({n_bytes} bytes → {len(want)} ids)",
+        ),
+        problem is None and ids == want,
+        problem
+        or tr(f"长度 {len(ids)}，期望 {len(want)}", f"length {len(ids)}, expected {len(want)}"),
+    )
+
+
+@lab.test(
+    "小型 BPE 训练：与框架逐次一致",
+    "mini BPE training: merge for merge like the framework",
+    requires=[count_basic, merge_basic],
+)
+def loop_matches_framework(t: TestContext) -> None:
+    c_text = Text('"ababab ababab cdcd ef ef"，最多 50 次', '"ababab ababab cdcd ef ef", up to 50')
+    check_loop(t, C_CORPUS, 50, c_text)
+    check_loop(
+        t, CORPUS, 50, Text("中英文对话语料，50 次", "a Chinese and English corpus, 50 merges")
+    )
