@@ -127,7 +127,8 @@ def prompt_errors(t: TestContext) -> None:
             "format_prompt",
             [("user", "ok"), (role, "x")],
         )
-    for role, what in ((None, "None"), (1, "1")):
+    not_str: list[tuple[Any, str]] = [(None, "None"), (1, "1")]
+    for role, what in not_str:
         t.raises(
             (f"角色是 {what}（不是 str）→ TypeError", f"role {what} (not a str) → TypeError"),
             TypeError,

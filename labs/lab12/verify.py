@@ -323,7 +323,8 @@ def run_loop(t: TestContext, text: str, n: int) -> tuple[list[Pair], list[int], 
 
     Returns the merges, the final ids, and what went wrong first (None if nothing did).
     """
-    ids, done = ids_of(text), []
+    ids = ids_of(text)
+    done: list[Pair] = []
     for k in range(n):
         value = t.call("bpe_count_pairs", ids).value
         ok, got = as_counted(value)
