@@ -88,8 +88,12 @@ def verify(
         result.impl = str(target)
     finally:
         sandbox.close()
-    chosen = lang or default_lang()
-    report_stream = sys.stderr if json_path is not None and str(json_path) == "-" else sys.stdout
+    from grader.term import prepare
+
+    report_stream = prepare(
+        sys.stderr if json_path is not None and str(json_path) == "-" else sys.stdout
+    )
+    chosen = lang or default_lang(getattr(report_stream, "encoding", None))
     print_report(result, chosen, color=False if no_color else None, file=report_stream)
     if json_path is not None:
         doc = json.dumps(render_json(result, chosen), ensure_ascii=False, indent=2) + "\n"
@@ -111,12 +115,28 @@ def list_labs(lang: str | None) -> None:
     """List the labs of the course."""
     from grader.labs import all_labs, load_lab
 
-    chosen = lang or default_lang()
+    from grader.term import prepare
+
+    chosen = lang or default_lang(getattr(prepare(sys.stdout), "encoding", None))
     for info in all_labs():
         title = load_lab(info).title.pick(chosen)
         click.echo(f"{info.id}  {title}")
 
 
+def _register() -> None:
+    from grader.commands.completion import completion
+    from grader.commands.hint import hint
+    from grader.commands.reset import reset
+    from grader.commands.status import status
+    from grader.commands.watch import watch
+
+    for command in (status, hint, watch, reset, completion):
+        cli.add_command(command)
+
+
+_register()
+
+
 def main() -> None:
     """Console-script entry point."""
-    cli()
+    cli(prog_name="minillm")

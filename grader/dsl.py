@@ -52,7 +52,7 @@ from grader.results import CheckResult, Status
 from grader.sandbox.session import CallOutcome, Session
 from grader.views import outside, strided
 
-__all__ = ["Call", "Lab", "Raised", "TestContext", "TestSpec", "tr"]
+__all__ = ["Call", "Lab", "Raised", "TestContext", "TestSpec", "hint_levels", "tr"]
 
 Name = Text | str | tuple[str, str]
 TestFn = Callable[["TestContext"], Any]
@@ -76,7 +76,7 @@ def _hinted(method: _M) -> _M:
     return cast(_M, wrapper)
 
 
-def _hints(arg: HintArg) -> list[Text]:
+def hint_levels(arg: HintArg) -> list[Text]:
     """A hint argument as a list of levels."""
     if arg is None:
         return []
@@ -648,7 +648,7 @@ class TestContext:
         raise Abort(*abort_line(fn, out, args))
 
     def _record(self, name: Name, status: Status, message: Text | None) -> None:
-        hints = _hints(self._hint if self._hint is not None else self.hint)
+        hints = hint_levels(self._hint if self._hint is not None else self.hint)
         if status is not Status.PASS and self.seeds and message is not None:
             seeds = ", ".join(str(s) for s in self.seeds)
             message = message + tr(

@@ -56,15 +56,26 @@ def as_text(x: Text | str | tuple[str, str]) -> Text:
     raise TypeError(f"expected a Text, a (zh, en) tuple or a str, got {type(x).__name__}")
 
 
-def default_lang() -> Lang:
-    """`MINILLM_LANG` if set to zh/en, else the locale's language, else zh."""
+def default_lang(encoding: str | None = None) -> Lang:
+    """`MINILLM_LANG` if set to zh/en, else the locale's language, else zh.
+
+    With `encoding` (the output stream's), a locale-derived Chinese falls back to English
+    when that encoding cannot write Chinese (a legacy Windows code page, say).
+    """
     explicit = os.environ.get("MINILLM_LANG", "").lower()
     if explicit == "en":
         return "en"
     if explicit == "zh":
         return "zh"
+    lang: Lang = "zh"
     for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
         value = os.environ.get(var, "")
         if value:
-            return "en" if value.lower().startswith("en") else "zh"
-    return "zh"
+            lang = "en" if value.lower().startswith("en") else "zh"
+            break
+    if lang == "zh" and encoding is not None:
+        try:
+            "中文".encode(encoding)
+        except (UnicodeEncodeError, LookupError):
+            return "en"
+    return lang

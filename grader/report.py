@@ -27,6 +27,7 @@ from typing import Any, TextIO
 
 from grader.i18n import Text
 from grader.results import CheckResult, LabResult, Status, TestResult
+from grader.term import asciify, fits
 
 __all__ = [
     "SCHEMA",
@@ -236,7 +237,10 @@ def print_report(
     """Print the report; colour on a terminal unless `color` is False or NO_COLOR is set."""
     stream = file or sys.stdout
     if color is False or os.environ.get("NO_COLOR") or not stream.isatty():
-        stream.write(render_plain(result, lang))
+        text = render_plain(result, lang)
+        if not fits(stream, text):
+            text = asciify(text)  # a legacy code page: '->' rather than '?'
+        stream.write(text)
         stream.flush()
         return
     from rich.console import Console

@@ -14,7 +14,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from grader.dsl import Abort, Lab, TestContext, TestSpec
+from grader.dsl import Abort, Lab, TestContext, TestSpec, hint_levels
 from grader.explain import import_message
 from grader.i18n import tr
 from grader.labs import LabInfo, load_lab
@@ -135,6 +135,8 @@ def run_one(
             spec.setup(t)
         values[spec.id] = spec.fn(t)
     except Abort as stop:
+        if stop.status in (Status.FAIL, Status.ERROR) and not stop.line.hints:
+            stop.line.hints = hint_levels(spec.hint)
         t.checks.append(stop.line)
         status = stop.status
     except Exception as e:  # a bug in verify.py, not in the student's code

@@ -73,3 +73,11 @@ def test_stubs_todo_and_solution_passes(info: LabInfo, sandbox: Sandbox) -> None
     solution = run_tests(lab, info.solution, sandbox)
     failing = [t.id for t in solution.tests if t.status is not Status.PASS]
     assert not failing, f"the reference solution fails {failing}"
+
+
+@pytest.mark.parametrize("info", LABS, ids=lambda i: i.id)
+def test_the_pristine_stub_is_the_handed_out_stub(info: LabInfo) -> None:
+    """`minillm reset` restores `.stub.py`: it must be the student.py the course hands out."""
+    stub = info.dir / ".stub.py"
+    assert stub.is_file(), f"{info.id}: add .stub.py (a copy of the stub student.py)"
+    assert stub.read_bytes() == info.student.read_bytes()

@@ -25,7 +25,26 @@ def ref_softmax(x: np.ndarray) -> np.ndarray:
     return out
 
 
-@lab.test("attention_scores：单位矩阵与缩放", "attention_scores: identity inputs and scaling")
+@lab.test(
+    "attention_scores：单位矩阵与缩放",
+    "attention_scores: identity inputs and scaling",
+    hint=[
+        (
+            "分数矩阵的第 i 行第 j 列是 Q 的第 i 行与 K 的第 j 行的点积，再乘 scale。",
+            "Cell (i, j) of the scores is the dot product of row i of Q with row j of K, times "
+            "scale.",
+        ),
+        (
+            "输出形状应是 [S, T]：行数来自 Q，列数来自 K。",
+            "The output shape is [S, T]: rows come from Q, columns from K.",
+        ),
+        (
+            "用 x.numpy() 拿到按 strides 排列好的数组视图，再做矩阵乘法；别忘了乘 scale。",
+            "Use x.numpy() to get an array view laid out by the strides, then multiply; do not "
+            "forget scale.",
+        ),
+    ],
+)
 def scores_identity(t: TestContext) -> None:
     eye2 = np.eye(2, dtype=F32)
     out = t.call("attention_scores", tensor_from(eye2), tensor_from(eye2), 0.5).value
@@ -37,7 +56,22 @@ def scores_identity(t: TestContext) -> None:
 
 
 @lab.test(
-    "attention_scores：非对称、非方阵的 Q 与 K", "attention_scores: asymmetric, non-square Q and K"
+    "attention_scores：非对称、非方阵的 Q 与 K",
+    "attention_scores: asymmetric, non-square Q and K",
+    hint=[
+        (
+            "Q 与 K 形状不同（[3, 2] 和 [4, 2]）时，结果应是 [3, 4]。",
+            "With Q [3, 2] and K [4, 2] the result is [3, 4].",
+        ),
+        (
+            "要乘的是 K 的转置：Q @ Kᵀ，而不是 Q @ K，也不是结果的转置。",
+            "Multiply by the transpose of K: Q @ Kᵀ, not Q @ K, and not the transposed result.",
+        ),
+        (
+            "不要改动 q、k 本身：先算出新数组，再返回新的 Tensor。",
+            "Leave q and k as they are: compute a new array and return a new Tensor.",
+        ),
+    ],
 )
 def scores_general(t: TestContext) -> None:
     # q @ k (no transpose) and out[j][i] both give a different answer for these inputs.
@@ -87,7 +121,20 @@ def scores_general(t: TestContext) -> None:
     )
 
 
-@lab.test("attention_scores：拒绝不匹配的形状", "attention_scores: rejects mismatched shapes")
+@lab.test(
+    "attention_scores：拒绝不匹配的形状",
+    "attention_scores: rejects mismatched shapes",
+    hint=[
+        (
+            "先检查形状，再计算：两个输入都必须是 2 维，且最后一维 hd 相同。",
+            "Check shapes before computing: both inputs 2-D, with the same last dimension hd.",
+        ),
+        (
+            "形状不对时 raise ValueError，消息里说出两个形状。",
+            "On a shape mismatch, raise ValueError with both shapes in the message.",
+        ),
+    ],
+)
 def scores_errors(t: TestContext) -> None:
     q = tensor_from(np.ones((3, 4), F32))
     t.raises(
@@ -108,7 +155,20 @@ def scores_errors(t: TestContext) -> None:
     )
 
 
-@lab.test("apply_mask：因果掩码", "apply_mask: causal mask")
+@lab.test(
+    "apply_mask：因果掩码",
+    "apply_mask: causal mask",
+    hint=[
+        (
+            "apply_mask 是原地操作：直接改 scores，并返回 None。",
+            "apply_mask works in place: change scores itself and return None.",
+        ),
+        (
+            "scores.numpy() 是同一块内存上的视图，对它做 += 就会改到 scores。",
+            "scores.numpy() is a view of the same memory: += on it changes scores.",
+        ),
+    ],
+)
 def mask_causal(t: TestContext) -> None:
     mask = create_causal_mask(3)
     call = t.call("apply_mask", tensor_from(np.zeros((3, 3), F32)), mask)
@@ -132,7 +192,23 @@ def mask_causal(t: TestContext) -> None:
     )  # adding to 0 is exact
 
 
-@lab.test("apply_mask：是相加，不是覆盖", "apply_mask: adds, does not overwrite")
+@lab.test(
+    "apply_mask：是相加，不是覆盖",
+    "apply_mask: adds, does not overwrite",
+    hint=[
+        (
+            "掩码要加到分数上，而不是覆盖分数：被保留的位置（掩码为 0）分数不变。",
+            "Add the mask to the scores; do not overwrite them: where the mask is 0 the score "
+            "stays.",
+        ),
+        (
+            "形状不同要 raise ValueError，并且要在写入之前检查，出错时 scores 不能被改动。",
+            "Different shapes raise ValueError, checked before any write, so scores is untouched "
+            "on error.",
+        ),
+        ("mask 是只读的输入，只改 scores。", "The mask is read-only input: change only scores."),
+    ],
+)
 def mask_adds(t: TestContext) -> None:
     scores = np.array([[1.5, -2.0, 3.0], [0.25, 4.0, -1.0]], dtype=F32)
     mask = np.array([[0, -1e9, -1e9], [0, 0, -1e9]], dtype=F32)
@@ -166,7 +242,18 @@ def mask_adds(t: TestContext) -> None:
     )
 
 
-@lab.test("softmax：基本性质与数值", "softmax: basic properties and values")
+@lab.test(
+    "softmax：基本性质与数值",
+    "softmax: basic properties and values",
+    hint=[
+        (
+            "softmax 沿最后一维：每一行各自归一化，和为 1。",
+            "softmax runs over the last dimension: each row is normalised on its own and sums to "
+            "1.",
+        ),
+        ("返回新的 Tensor，输入保持不变。", "Return a new Tensor and leave the input unchanged."),
+    ],
+)
 def softmax_basic(t: TestContext) -> None:
     out = t.call("softmax", tensor_from(np.zeros((4, 4), F32))).value
     t.allclose(
@@ -196,7 +283,25 @@ def softmax_basic(t: TestContext) -> None:
     t.unchanged(("输入没有被修改", "the input is left unchanged"), x, call.args[0])
 
 
-@lab.test("softmax：极端输入也不出 NaN", "softmax: no NaN on extreme inputs")
+@lab.test(
+    "softmax：极端输入也不出 NaN",
+    "softmax: no NaN on extreme inputs",
+    hint=[
+        (
+            "exp(1e4) 会溢出成 inf，inf/inf 是 NaN。",
+            "exp(1e4) overflows to inf, and inf/inf is NaN.",
+        ),
+        (
+            "先从每一行减去这一行的最大值，结果不变，但 exp 的参数都 ≤ 0。",
+            "Subtract each row's own maximum first: the result is the same, but every exp "
+            "argument is ≤ 0.",
+        ),
+        (
+            "最大值要按行取（keepdims），不是整个张量的最大值。",
+            "Take the maximum per row (keepdims), not over the whole tensor.",
+        ),
+    ],
+)
 def softmax_stable(t: TestContext) -> None:
     x = np.array([[1e4, 0, -1e4], [-1e4, -1e4, -1e4 + 1]], dtype=F32)
     out = t.call("softmax", tensor_from(x)).value
@@ -231,7 +336,20 @@ def softmax_stable(t: TestContext) -> None:
     )
 
 
-@lab.test("softmax：沿最后一维，任意维数", "softmax: over the last dimension, any ndim")
+@lab.test(
+    "softmax：沿最后一维，任意维数",
+    "softmax: over the last dimension, any ndim",
+    hint=[
+        (
+            "输入可能是 1 维、2 维或 3 维：只沿最后一维计算。",
+            "The input can be 1-D, 2-D or 3-D: compute along the last dimension only.",
+        ),
+        (
+            "numpy 的 axis=-1 和 keepdims=True 让同一段代码适用于任意维数。",
+            "numpy's axis=-1 with keepdims=True makes one piece of code work for any ndim.",
+        ),
+    ],
+)
 def softmax_ndim(t: TestContext) -> None:
     x = np.array([[0, 1, 2], [5, 5, 5]], dtype=F32)  # 2 × 3: another axis gives other sums
     out = t.call("softmax", tensor_from(x)).value
@@ -256,7 +374,21 @@ def softmax_ndim(t: TestContext) -> None:
     )
 
 
-@lab.test("端到端：scores → mask → softmax", "end to end: scores → mask → softmax")
+@lab.test(
+    "端到端：scores → mask → softmax",
+    "end to end: scores → mask → softmax",
+    hint=[
+        (
+            "这个测试把三个函数串起来：先让前面的单项测试通过。",
+            "This test chains the three functions: make the single-function tests pass first.",
+        ),
+        (
+            "上三角不为 0 说明掩码没有生效：检查 apply_mask 是否真的改到了传进来的 scores。",
+            "A non-zero upper triangle means the mask did not act: check that apply_mask changes "
+            "the scores it was given.",
+        ),
+    ],
+)
 def chain_causal(t: TestContext) -> None:
     eye4 = tensor_from(np.eye(4, dtype=F32))
     scores = t.call("attention_scores", eye4, eye4, 0.5).value
@@ -292,6 +424,16 @@ def chain_causal(t: TestContext) -> None:
     "手算例子：单位权重，seq=2，d=2",
     "worked example: identity weights, seq=2, d=2",
     requires=[scores_identity],
+    hint=[
+        (
+            "scale = 1/√2，scores = I/√2；对第 0 行 [0.707, 0] 做 softmax。",
+            "scale = 1/√2, scores = I/√2; take the softmax of row 0, [0.707, 0].",
+        ),
+        (
+            "期望值 0.66976 = e^0.707 / (e^0.707 + 1)：可以先手算一遍。",
+            "The expected 0.66976 is e^0.707 / (e^0.707 + 1): work it out by hand once.",
+        ),
+    ],
 )
 def worked_example(t: TestContext) -> None:
     # Q = K = V = x = I; scores = I/√2; softmax row 0 = [e^0.707, 1] / (e^0.707 + 1)
@@ -309,7 +451,21 @@ def worked_example(t: TestContext) -> None:
     t.close(("attn[0][1] ≈ 0.33024", "attn[0][1] ≈ 0.33024"), float(out[0, 1]), 0.33024, atol=1e-4)
 
 
-@lab.test("对照框架：随机多头注意力", "against the framework: random multi-head attention")
+@lab.test(
+    "对照框架：随机多头注意力",
+    "against the framework: random multi-head attention",
+    hint=[
+        (
+            "多头注意力对每个头分别调用你的三个函数，再拼接：其他测试都过了，这个通常也会过。",
+            "Multi-head attention calls your three functions per head and concatenates: once the "
+            "others pass, this one usually does.",
+        ),
+        (
+            "如果只有这里失败，检查对非连续的输入（列切片）是否也正确。",
+            "If only this fails, check your functions on non-contiguous inputs (column slices).",
+        ),
+    ],
+)
 def against_framework(t: TestContext) -> None:
     rng = t.rng(2024)
     mha = MultiHeadAttention(16, 4)
@@ -346,7 +502,22 @@ def against_framework(t: TestContext) -> None:
     )
 
 
-@lab.test("numpy 数组和 Tensor 一样能用", "numpy arrays work as well as Tensors")
+@lab.test(
+    "numpy 数组和 Tensor 一样能用",
+    "numpy arrays work as well as Tensors",
+    hint=[
+        (
+            "API 约定：接受 Tensor 的地方也要接受 numpy 数组。",
+            "The API says: where a Tensor is accepted, a numpy array is too.",
+        ),
+        (
+            "用 framework 的 as_tensor(x) 把输入统一成 Tensor；"
+            "apply_mask 的 scores 是 ndarray 时直接原地修改这个数组。",
+            "Use the framework's as_tensor(x) to turn any input into a Tensor; when apply_mask "
+            "gets an ndarray as scores, change that array in place.",
+        ),
+    ],
+)
 def accepts_arrays(t: TestContext) -> None:
     q = np.array([[1, 2], [3, 4]], dtype=F32)
     name = ("attention_scores 接受 ndarray", "attention_scores accepts ndarrays")
@@ -362,7 +533,24 @@ def accepts_arrays(t: TestContext) -> None:
 
 
 @lab.test(
-    "非连续视图（转置、带 offset）也能用", "non-contiguous views (transposed, offset) work too"
+    "非连续视图（转置、带 offset）也能用",
+    "non-contiguous views (transposed, offset) work too",
+    hint=[
+        (
+            "这里的 Tensor 是非连续视图：元素 idx 在 data[offset + Σ idx[i]·strides[i]]。",
+            "These Tensors are non-contiguous views: element idx lives at data[offset + Σ "
+            "idx[i]·strides[i]].",
+        ),
+        (
+            "直接读 x.data（或 x.data.reshape(shape)）会读到不属于这个张量的位置。",
+            "Reading x.data directly (or x.data.reshape(shape)) reads cells that do not belong "
+            "to the tensor.",
+        ),
+        (
+            "用 x.numpy() 读写：它是按 strides 和 offset 排好的视图。",
+            "Read and write through x.numpy(): it is a view laid out by strides and offset.",
+        ),
+    ],
 )
 def strided_views(t: TestContext) -> None:
     # Each Tensor argument arrives column-major, every other storage cell, after an offset:

@@ -1,0 +1,99 @@
+"""`minillm status`: one table of the course — what passes, what is next.
+
+    lab    title                 tests    checks   progress
+    lab01  张量与数学运算          13/13    42/42    ██████████  done
+    lab02  字节级 Tokenizer        4/11     12/20    ████░░░░░░
+    ...
+    next: lab02 — cd labs/lab02 && make test
+
+Results come from `grader.progress` (cached per file content, so a second run is quick).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING, TextIO
+
+import click
+
+from grader.i18n import LANGS, Lang, default_lang
+
+if TYPE_CHECKING:
+    from grader.progress import LabProgress
+    from grader.term import Glyphs
+
+__all__ = ["status"]
+
+_BAR = 10
+
+
+def _bar(done: int, total: int, full: str, empty: str) -> str:
+    n = 0 if total == 0 else round(_BAR * done / total)
+    return full * n + empty * (_BAR - n)
+
+
+@click.command()
+@click.option("--lang", type=click.Choice(LANGS), default=None, help="Language of the table.")
+@click.option("--no-cache", is_flag=True, help="Verify every lab again, ignoring saved results.")
+def status(lang: Lang | None, no_cache: bool) -> None:
+    """Show every lab's progress and the next lab to do."""
+    from grader.progress import course_progress
+    from grader.term import glyphs, prepare
+
+    out = prepare(sys.stdout)
+    chosen = lang or default_lang(getattr(out, "encoding", None))
+    g = glyphs(out)
+    rows = course_progress(use_cache=not no_cache)
+    _table(rows, chosen, out, g)
+    done = sum(r.done for r in rows)
+    nxt = next((r for r in rows if not r.done), None)
+    zh = chosen == "zh"
+    if nxt is None:
+        click.echo("全部完成！" if zh else "Every lab passes!")
+    elif zh:
+        click.echo(
+            f"已完成 {done}/{len(rows)} 个实验。下一个: {nxt.lab} {g.arrow} "
+            f"cd labs/{nxt.lab} && make test"
+        )
+    else:
+        click.echo(
+            f"{done}/{len(rows)} labs done. Next: {nxt.lab} {g.arrow} "
+            f"cd labs/{nxt.lab} && make test"
+        )
+
+
+def _table(rows: list[LabProgress], lang: Lang, out: TextIO, g: Glyphs) -> None:
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    zh = lang == "zh"
+    tty = out.isatty() and not os.environ.get("NO_COLOR")
+    console = Console(file=out, highlight=False, no_color=not tty, width=None if tty else 100)
+    table = Table(box=box.SIMPLE_HEAD if g.full == "█" else box.ASCII2, pad_edge=False)
+    for head, justify in zip(
+        ("实验", "标题", "测试", "检查", "进度", "")
+        if zh
+        else ("lab", "title", "tests", "checks", "progress", ""),
+        ("left", "left", "right", "right", "left", "left"),
+        strict=True,
+    ):
+        table.add_column(head, justify=justify)  # type: ignore[arg-type]
+    for r in rows:
+        if r.done:
+            state, style = ("完成" if zh else "done"), "green"
+        elif r.todo:
+            state, style = ("未开始" if zh else "not started"), "dim"
+        else:
+            state, style = ("进行中" if zh else "in progress"), "yellow"
+        table.add_row(
+            r.lab,
+            r.title.pick(lang),
+            f"{r.tests_passed}/{r.tests_total}",
+            f"{r.checks_passed}/{r.checks_total}",
+            _bar(r.tests_passed, r.tests_total, g.full, g.empty),
+            state,
+            style=style,
+        )
+    console.print(table)
