@@ -114,7 +114,6 @@ def verify(
 def list_labs(lang: str | None) -> None:
     """List the labs of the course."""
     from grader.labs import all_labs, load_lab
-
     from grader.term import prepare
 
     chosen = lang or default_lang(getattr(prepare(sys.stdout), "encoding", None))
