@@ -157,6 +157,19 @@ def test_a_snippet_run_from_another_folder_fails(bare_lab: LabInfo) -> None:
     assert any("differs" in p for p in check_scripts(bare_lab, bare_lab.solution))
 
 
+def test_a_shape_snippet_compares_with_the_numbers_masked(bare_lab: LabInfo) -> None:
+    bash = "../../.venv/bin/python -c 'import time; print(f\"took {time.time():.3f} s\")'"
+    text = _snippet("labs/lab04", bash, "took 1.5 s\n").replace(
+        "labs/lab04 -->", "labs/lab04 shape -->"
+    )
+    (bare_lab.dir / "TASK.en.md").write_text(text, encoding="utf-8")
+    assert check_scripts(bare_lab, bare_lab.solution) == []
+    (bare_lab.dir / "TASK.en.md").write_text(
+        text.replace("1.5 s\n", "1.5 seconds\n"), encoding="utf-8"
+    )
+    assert check_scripts(bare_lab, bare_lab.solution) != []
+
+
 def test_a_snippet_must_name_its_folder(bare_lab: LabInfo) -> None:
     text = "<!-- verify:script -->\n```bash\necho 1\n```\n\n```text\n1\n```\n"
     (bare_lab.dir / "TASK.en.md").write_text(text, encoding="utf-8")
