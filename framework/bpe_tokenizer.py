@@ -11,7 +11,8 @@ The vocabulary, in id order:
 `train` learns the merges from text (`framework.bpe_train`: the most frequent pair, ties
 to the pair seen first). `encode` cuts the text at the chat tags (each becomes its id; no
 merge crosses a tag), turns each piece into byte ids and applies the merges in rank
-order, which gives exactly what replaying the training merges one by one would give.
+order (`framework.bpe_encode`), which gives exactly what replaying the training merges
+one by one would give.
 `decode` joins the bytes of the ids and drops the specials. The vocabulary file
 (`framework.bpe_vocab`) is JSON, one merge per line with its text, versioned, and checked
 on `load`; `fingerprint()` is a hash of the content that a model checkpoint records, so a
@@ -38,13 +39,12 @@ Example:
 
 from __future__ import annotations
 
-import heapq
-import itertools
 import os
 import re
 from collections.abc import Iterable, Sequence
 
 from framework import bpe_vocab
+from framework.bpe_encode import BytePairEncoder
 from framework.bpe_train import train_merges
 from framework.bpe_vocab import FIRST_MERGE_ID, SPECIAL_IDS, TAG_BASE, TAG_IDS
 from framework.chat import CHAT_TAGS
@@ -79,7 +79,7 @@ class BPETokenizer(Tokenizer):
         """
         self._merges = bpe_vocab.check_merges(merges)
         self._bytes = bpe_vocab.id_bytes(self._merges)
-        self._ranks = {pair: k for k, pair in enumerate(self._merges)}
+        self._encoder = BytePairEncoder(self._merges, FIRST_MERGE_ID)
         self._tagged = [b"", REPLACEMENT, b"", b"", *self._bytes[NUM_SPECIAL:]]  # decoded
         self._text = [b"" if i in _TAGS else b for i, b in enumerate(self._tagged)]
 
@@ -102,7 +102,7 @@ class BPETokenizer(Tokenizer):
             >>> BPETokenizer.train("a" * 8, 10).merges  # (a, a), (aa, aa), then none twice
             [(101, 101), (264, 264)]
         """
-        chunks = [_byte_ids(p) for p in _pieces(text) if p not in TAG_IDS]
+        chunks = [[b + NUM_SPECIAL for b in _utf8(p)] for p in _pieces(text) if p not in TAG_IDS]
         return cls(train_merges(chunks, num_merges, FIRST_MERGE_ID))
 
     @property
@@ -133,7 +133,7 @@ class BPETokenizer(Tokenizer):
         """
         ids: list[int] = []
         for piece in _pieces(text):
-            ids += [TAG_IDS[piece]] if piece in TAG_IDS else self._apply_merges(_byte_ids(piece))
+            ids += [TAG_IDS[piece]] if piece in TAG_IDS else self._encoder.encode(_utf8(piece))
         return self._wrap(ids, add_bos, add_eos)
 
     def encode_ordinary(self, text: str) -> list[int]:
@@ -144,34 +144,7 @@ class BPETokenizer(Tokenizer):
         """
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}")
-        return self._apply_merges(_byte_ids(text))
-
-    def _apply_merges(self, ids: list[int]) -> list[int]:
-        """Merge the lowest-ranked pair present, left to right, until none is a merge.
-
-        A heap of (rank, position) over a linked list: O(n log n) instead of minbpe's
-        rescan per merge. A rank is never undercut later (a pair made of a new id ranks
-        after it), so this equals replaying the merges in training order.
-        """
-        n, ranks = len(ids), self._ranks
-        nxt, prv = [*range(1, n), -1], list(range(-1, n - 1))
-        pairs = enumerate(itertools.pairwise(ids))
-        heap = [(r, i) for i, p in pairs if (r := ranks.get(p)) is not None]
-        heapq.heapify(heap)
-        while heap:
-            r, i = heapq.heappop(heap)
-            j = nxt[i]
-            if j < 0 or ranks.get((ids[i], ids[j])) != r:
-                continue  # an entry made stale by an earlier merge
-            ids[i], ids[j], c = FIRST_MERGE_ID + r, -1, nxt[j]
-            nxt[i] = c
-            if c >= 0:
-                prv[c] = i
-                if (rc := ranks.get((ids[i], ids[c]))) is not None:
-                    heapq.heappush(heap, (rc, i))
-            if (p := prv[i]) >= 0 and (rp := ranks.get((ids[p], ids[i]))) is not None:
-                heapq.heappush(heap, (rp, p))
-        return [t for t in ids if t >= 0]
+        return self._encoder.encode(_utf8(text))
 
     def decode(self, ids: Iterable[int], keep_tags: bool = False) -> str:
         """Text of `ids`: PAD, BOS, EOS and (unless `keep_tags`) the chat tags dropped.
@@ -283,10 +256,10 @@ def _pieces(text: str) -> list[str]:
     return [p for p in _SPLIT.split(text) if p]
 
 
-def _byte_ids(text: str) -> list[int]:
-    """The byte ids (byte + 4) of `text`'s UTF-8 encoding."""
+def _utf8(text: str) -> bytes:
+    """`text` as UTF-8, or a ValueError that points at a lone surrogate."""
     try:
-        return [b + NUM_SPECIAL for b in text.encode("utf-8")]
+        return text.encode("utf-8")
     except UnicodeEncodeError as e:
         raise ValueError(
             f"text has no UTF-8 encoding: {text[e.start : e.end]!r} at index {e.start} "

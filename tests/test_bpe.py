@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from framework.bpe_encode import BytePairEncoder
 from framework.bpe_tokenizer import FIRST_MERGE_ID, TAG_IDS, BPETokenizer
 from framework.bpe_train import count_pairs, merge_pair, train_merges
 from framework.bpe_vocab import show
@@ -357,3 +358,18 @@ def test_decode_accepts_numpy_ids_and_shows_unk() -> None:
     ids = np.array([2, 264, 1, 260], dtype=np.int32)
     assert tok.decode(ids) == tok.decode(list(ids)) == "hi\ufffd"
     assert tok.decode(ids, keep_tags=True) == "hi\ufffd<|system|>"
+
+
+@given(st.text(alphabet="ab 你好.\n!", max_size=200))
+def test_cutting_at_safe_boundaries_changes_nothing(text: str) -> None:
+    enc = BytePairEncoder(_TRAINED.merges, FIRST_MERGE_ID)
+    data = text.encode()
+    assert enc.encode(data) == enc.merge([b + 4 for b in data])
+    assert enc.encode(data) == enc.encode(data)  # the second time from the cache
+
+
+def test_the_piece_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("framework.bpe_encode._CACHE_LIMIT", 3)
+    enc = BytePairEncoder([(101, 102)], FIRST_MERGE_ID)  # only "ab" joins: cut elsewhere
+    assert enc.encode(b"ab ab xab yab") == [264, 36, 264, 36, 124, 264, 36, 125, 264]
+    assert len(enc.cache) <= 3
