@@ -77,11 +77,16 @@ class CodecError(ValueError):
 
 @dataclass(frozen=True)
 class Handle:
-    """An object that lives in the sandbox child; `type_name` and `text` describe it."""
+    """An object that lives in the sandbox child; `type_name` and `text` describe it.
+
+    `gen` is the generation of the child that holds it: a handle is only valid in that
+    child (a replaced child's objects are gone).
+    """
 
     id: int
     type_name: str
     text: str = ""
+    gen: int = 0
 
     def __repr__(self) -> str:
         return f"<{self.type_name} object in the sandbox>"
@@ -149,7 +154,7 @@ class _Encoder:
             arr = np.ndarray.view(x, np.ndarray)
             return {"$nd": self.blob(arr), "dtype": arr.dtype.str, "shape": list(arr.shape)}
         if isinstance(x, Handle):
-            return {"$h": x.id, "type": x.type_name, "text": x.text}
+            return {"$h": x.id, "type": x.type_name, "text": x.text, "gen": x.gen}
         if isinstance(x, np.random.Generator):
             return {"$rng": _generator_state(x)}
         if isinstance(x, Build):
@@ -166,7 +171,7 @@ class _Encoder:
             return {"$d": [[self.enc(k, depth + 1), self.enc(v, depth + 1)] for k, v in x.items()]}
         if self.make_handle is not None:
             h = self.make_handle(x)
-            return {"$h": h.id, "type": h.type_name, "text": h.text}
+            return {"$h": h.id, "type": h.type_name, "text": h.text, "gen": h.gen}
         raise CodecError(f"cannot send a {type(x).__name__} value")
 
 
@@ -255,10 +260,10 @@ class _Decoder:
                 raise CodecError("bad handle id")
             if self.resolve_handle is not None:
                 return self.resolve_handle(hid)
-            name, text = x.get("type", "object"), x.get("text", "")
-            if not isinstance(name, str) or not isinstance(text, str):
+            name, text, gen = x.get("type", "object"), x.get("text", ""), x.get("gen", 0)
+            if not isinstance(name, str) or not isinstance(text, str) or type(gen) is not int:
                 raise CodecError("bad handle description")
-            return Handle(hid, self.text(name[:200]), self.text(text[:500]))
+            return Handle(hid, self.text(name[:200]), self.text(text[:500]), gen)
         if tag == "$new" and self.build is not None:
             target = x["$new"]
             if not isinstance(target, str):
