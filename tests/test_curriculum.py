@@ -66,11 +66,11 @@ def test_solution_matches_the_stub_signatures(info: LabInfo) -> None:
 
 
 @pytest.mark.parametrize("info", LABS, ids=lambda i: i.id)
-def test_stubs_todo_and_solution_passes(info: LabInfo, sandbox: Sandbox) -> None:
+def test_stubs_todo_and_solution_passes(info: LabInfo, any_sandbox: Sandbox) -> None:
     lab = load_lab(info)
-    stub = run_tests(lab, info.student, sandbox)
+    stub = run_tests(lab, info.student, any_sandbox)
     assert {t.id: t.status for t in stub.tests} == {t.id: Status.TODO for t in lab.tests}
-    solution = run_tests(lab, info.solution, sandbox)
+    solution = run_tests(lab, info.solution, any_sandbox)
     failing = [t.id for t in solution.tests if t.status is not Status.PASS]
     assert not failing, f"the reference solution fails {failing}"
 

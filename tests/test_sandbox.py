@@ -1,22 +1,54 @@
-"""The sandbox holds: hostile student code never earns a PASS, hangs or crashes the grader."""
+"""The sandbox holds: hostile student code never earns a PASS, hangs or crashes the grader.
+
+Every behaviour is checked on each backend that runs here (fork and spawn on Linux).
+"""
 
 from __future__ import annotations
 
+import ast
+import os
+import socket
 import subprocess
 import sys
+import textwrap
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from grader.codec import CodecError, Handle
 from grader.dsl import Lab, TestContext
 from grader.results import LabResult, Status
 from grader.runner import run_tests
-from grader.sandbox.client import Limits, Sandbox
+from grader.sandbox import launch, limits
+from grader.sandbox.channel import PumpOutput
+from grader.sandbox.client import Limits, Sandbox, SandboxError
+from grader.sandbox.protocol import FrameReader, recv_frame, send_frame, sync_marker
+from grader.sandbox.session import Session
+
+BACKENDS = ["fork", "spawn"] if launch.fork_usable() else ["spawn"]
 
 HERE = Path(__file__).parent / "fixtures" / "adversarial"
 STUDENT = HERE / "student.py"
 ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture(scope="module")
+def sandbox(backend: str) -> Iterator[Sandbox]:
+    with Sandbox(backend=backend) as sb:
+        yield sb
+
+
+def write_student(tmp_path: Path, source: str, name: str = "student.py") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(source))
+    return path
 
 
 def lab_calling(*names: str, timeout: float | None = None) -> Lab:
@@ -44,6 +76,7 @@ def statuses(result: LabResult) -> dict[str, Status]:
     return {t.id: t.status for t in result.tests}
 
 
+# -- what student code can't do ---------------------------------------------------------------
 def test_honest_code_passes(sandbox: Sandbox) -> None:
     assert statuses(run(["honest"], sandbox)) == {"honest": Status.PASS}
 
@@ -63,6 +96,15 @@ def test_infinite_loop_times_out_and_later_tests_run(sandbox: Sandbox) -> None:
 def test_process_exits_are_errors(name: str, sandbox: Sandbox) -> None:
     result = run([name, "honest"], sandbox)
     assert statuses(result) == {name: Status.ERROR, "honest": Status.PASS}
+
+
+def test_exit_status_and_signal_are_reported(sandbox: Sandbox) -> None:
+    session = sandbox.session(str(STUDENT))
+    exited = session.call("exit_zero", 1, 2)
+    killed = session.call("segfault", 1, 2)
+    session.close()
+    assert (exited.kind, exited.exit_status) == ("crash", 0)
+    assert killed.kind == "crash" and killed.exit_status == 11  # SIGSEGV
 
 
 def test_fake_pass_lines_stay_captured(sandbox: Sandbox) -> None:
@@ -97,8 +139,9 @@ def test_huge_allocation_is_refused(sandbox: Sandbox) -> None:
     assert "MemoryError" in result.tests[0].checks[-1].name.en
 
 
-def test_memory_limit_is_configurable() -> None:
-    with Sandbox(Limits(memory=64 * 1024**2)) as small:
+def test_memory_limit_is_configurable(backend: str) -> None:
+    with Sandbox(Limits(memory=64 * 1024**2), backend=backend) as small:
+        assert small.memory_limited and small.memory_reason == ""
         session = small.session(str(STUDENT))
         out = session.call("honest", 1, 2)
         assert out.ok and out.value == 3
@@ -113,12 +156,21 @@ def test_memory_limit_is_configurable() -> None:
         ("loop_at_import.py", "import"),
     ],
 )
-def test_import_failures_point_at_the_file(student: str, needle: str) -> None:
-    with Sandbox(Limits(timeout=1.0)) as sb:
+def test_import_failures_point_at_the_file(student: str, needle: str, backend: str) -> None:
+    with Sandbox(Limits(timeout=1.0), backend=backend) as sb:
         result = run(["honest"], sb, student=HERE / student)
     assert result.import_error is not None
     assert needle in result.import_error.en
     assert statuses(result) == {"honest": Status.ERROR}
+
+
+def test_a_hang_at_import_shows_its_line(backend: str) -> None:
+    with Sandbox(Limits(timeout=1.0), backend=backend) as sb:
+        out = sb.session(str(HERE / "loop_at_import.py")).ensure()
+    assert out is not None and out.kind == "import"
+    frames = (out.exc or {})["frames"]
+    assert frames and frames[-1]["file"] == "loop_at_import.py"
+    assert frames[-1]["line"] in (1, 2)
 
 
 def test_cli_report_has_no_forged_lines(tmp_path: Path) -> None:
@@ -157,10 +209,315 @@ def test_a_poisoned_child_is_replaced_and_a_healthy_one_kept(sandbox: Sandbox) -
     first = session.pid
     assert session.call("honest", "a", 2).kind == "exception"  # an ordinary bug
     assert session.pid == first
-    assert session.call("huge_alloc", 1, 2).exc["type"] == "MemoryError"
+    assert session.call("huge_alloc", 1, 2).exc["type"] == "MemoryError"  # type: ignore[index]
     assert session.call("honest", 1, 2).value == 3
     assert session.pid not in (None, first)
     session.close()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _ends(pid: int, within: float = 10.0) -> bool:
+    """Whether `pid` is gone within `within` s (a SIGKILL takes effect asynchronously)."""
+    deadline = time.monotonic() + within
+    while _alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc (Linux)")
+def test_processes_started_by_student_code_end_with_the_run(backend: str) -> None:
+    with Sandbox(backend=backend) as sb:
+        session = sb.session(str(STUDENT))
+        out = session.call("escape", 1, 2)
+        assert out.ok and isinstance(out.value, int)
+        escaped = out.value  # it left the child's process group with setsid()
+        assert _alive(escaped)
+        session.close()
+    assert _ends(escaped)
+
+
+# -- transport --------------------------------------------------------------------------------
+def _framed(payload: bytes) -> bytes:
+    return len(payload).to_bytes(8, "little") + payload
+
+
+def test_frame_reader_assembles_pieces_and_never_reads_past_a_frame() -> None:
+    stream = _framed(b"hello") + _framed(b"") + _framed(b"x" * 3000)
+    reader = FrameReader()
+    frames, pos = [], 0
+    while pos < len(stream):
+        n = min(reader.wanted(), 7)  # small reads: every header and body split
+        frame = reader.feed(stream[pos : pos + n])
+        pos += n
+        if frame is not None:
+            frames.append(frame)
+    assert frames == [b"hello", b"", b"x" * 3000]
+    with pytest.raises(CodecError):
+        FrameReader().feed(_framed(b"ab") + b"extra")  # more than the frame holds
+
+
+def test_frame_reader_refuses_an_oversized_frame() -> None:
+    with pytest.raises(CodecError, match="exceeds"):
+        FrameReader(limit=10).feed((11).to_bytes(8, "little"))
+
+
+def test_blocking_and_incremental_reads_take_turns_on_one_socket() -> None:
+    a, b = socket.socketpair()
+    with a, b:
+        for payload in (b"first", b"second" * 1000, b"third"):
+            send_frame(a, payload)
+        assert recv_frame(b) == b"first"
+        b.setblocking(False)
+        reader = FrameReader()
+        frame = None
+        while frame is None:
+            try:
+                frame = reader.feed(b.recv(reader.wanted()))
+            except BlockingIOError:
+                time.sleep(0.001)
+        assert frame == b"second" * 1000
+        b.setblocking(True)
+        assert recv_frame(b) == b"third"
+
+
+@pytest.mark.skipif("fork" not in BACKENDS, reason="no fork backend here")
+def test_the_fork_backend_needs_no_seqpacket(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delattr(socket, "SOCK_SEQPACKET", raising=False)  # as on macOS
+    with Sandbox(backend="fork") as sb:
+        paths = [str(HERE / "exit_at_import.py"), str(STUDENT)]
+        for path in paths * 3:  # spawn requests pipelined on the control stream
+            session = sb.session(path)
+            session.ensure()
+            session.close()
+        session = sb.session(str(STUDENT))
+        assert session.call("honest", 1, 2).value == 3
+        session.close()
+
+
+def test_the_session_needs_no_client_and_limits_is_a_leaf() -> None:
+    code = (
+        "import sys, grader.sandbox.session, grader.sandbox.limits\n"
+        "assert 'grader.sandbox.client' not in sys.modules, 'session imports client'\n"
+        "from grader.sandbox.client import Sandbox, Limits, CallOutcome\n"
+    )
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=60)
+    tree = ast.parse((ROOT / "grader" / "sandbox" / "limits.py").read_text())
+    imported = {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in (node.names if isinstance(node, ast.Import) else [ast.alias(node.module)])
+    }
+    assert not {m for m in imported if m and m.startswith(("grader", "framework", "numpy"))}
+
+
+# -- choosing a backend -----------------------------------------------------------------------
+def test_the_backend_can_be_forced(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MINILLM_SANDBOX", "spawn")
+    assert Sandbox().backend == "spawn"
+    monkeypatch.setenv("MINILLM_SANDBOX", "vm")
+    with pytest.raises(SandboxError, match="MINILLM_SANDBOX"):
+        Sandbox()
+
+
+@pytest.mark.parametrize("platform", ["darwin", "win32"])
+def test_spawn_is_chosen_where_fork_is_unsafe_and_memory_is_not_capped(
+    platform: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MINILLM_SANDBOX", raising=False)
+    monkeypatch.setattr(sys, "platform", platform)
+    assert launch.choose_backend() == "spawn"
+    with pytest.raises(ValueError, match="fork"):
+        launch.choose_backend("fork")
+    ok, why = limits.memory_support()
+    assert not ok and ("macOS" if platform == "darwin" else "Windows") in why
+
+
+def test_spawn_over_tcp_with_a_token() -> None:
+    """The Windows path: no AF_UNIX descriptor passing, the child connects to 127.0.0.1."""
+    with Sandbox(Limits(timeout=1.0), backend="spawn", transport="tcp") as sb:
+        session = sb.session(str(STUDENT))
+        assert session.call("honest", 1, 2).value == 3
+        assert session.call("infinite_loop", 1, 2).kind == "timeout"
+        crash = session.call("exit_zero", 1, 2)
+        assert (crash.kind, crash.exit_status) == ("crash", 0)
+        assert session.call("honest", 2, 2).value == 4
+        session.close()
+
+
+def test_each_call_gets_exactly_its_own_output(sandbox: Sandbox, tmp_path: Path) -> None:
+    student = write_student(
+        tmp_path,
+        """
+        import sys
+
+        def say(i, n):
+            for _ in range(n):
+                print(i)
+            sys.stderr.write(f"err{i}\\n")
+            return i
+        """,
+    )
+    session = sandbox.session(str(student))
+    for i in range(40):
+        n = 2000 if i % 10 == 0 else 1
+        out = session.call("say", i, n)
+        assert out.value == i
+        assert out.output == f"{i}\n" * n + f"err{i}\n"
+        assert out.output_bytes == len(out.output)
+    session.close()
+
+
+def test_a_sync_marker_split_across_reads_is_found() -> None:
+    r, w = os.pipe()
+    pump = PumpOutput(r)
+    pump.begin(1000)
+    marker = sync_marker(0)
+    os.write(w, b"abc" + marker[:5])
+    time.sleep(0.05)
+    os.write(w, marker[5:] + b"\0not-a-marker" + sync_marker(1))
+    assert pump.collect(0, 5.0) == (b"abc", 3)
+    assert pump.collect(1, 5.0) == (b"\0not-a-marker", 13)
+    os.close(w)
+    assert pump.collect(None, 5.0) == (b"", 0)
+
+
+# -- handles ----------------------------------------------------------------------------------
+HANDLES = """
+import time
+
+class Box:
+    def __init__(self, value):
+        self.value = value
+
+    def get(self):
+        return self.value
+
+def make(value):
+    return Box(value)
+
+def hang():
+    while True:
+        time.sleep(0.01)
+"""
+
+
+def test_a_handle_of_a_replaced_child_is_reported_stale(sandbox: Sandbox, tmp_path: Path) -> None:
+    session = sandbox.session(str(write_student(tmp_path, HANDLES)))
+    old = session.call("make", "old").value
+    assert isinstance(old, Handle) and old.gen == session.child_gen
+    assert session.call("get", target=old).value == "old"
+    assert session.call("hang", timeout=0.5).kind == "timeout"  # the child is replaced
+    new = session.call("make", "new").value
+    assert new.id == old.id and new.gen != old.gen  # numbered from 1 again
+    stale = session.call("get", target=old)
+    assert stale.kind == "stale"
+    message = stale.exc["message"]  # type: ignore[index]
+    assert "earlier sandbox process" in message and "replaced after a timeout" in message
+    assert session.call("get", target=new).value == "new"
+    session.close()
+
+
+# -- hangs ------------------------------------------------------------------------------------
+HANGS = """
+import time
+
+def spin(n):
+    total = 0
+    while True:
+        total += n
+
+def nap(x):
+    time.sleep(30)
+
+def quick(x):
+    return x
+"""
+
+
+def test_a_timed_out_function_fails_at_once_afterwards(sandbox: Sandbox, tmp_path: Path) -> None:
+    session = sandbox.session(str(write_student(tmp_path, HANGS)))
+    first = session.call("spin", 1, timeout=0.5)
+    assert first.kind == "timeout"
+    assert session.call("quick", 1).value == 1
+    generation, pid = session.generation, session.pid
+    again = session.call("spin", 2, timeout=5.0)
+    assert again.kind == "timeout" and again.exc is not None
+    assert again.exc["first"] == 0.5 and again.exc["repeat"] is True
+    assert "timed out earlier" in again.exc["message"]
+    assert (session.generation, session.pid) == (generation, pid)  # it never ran
+    session.close()
+
+
+def test_a_timeout_shows_where_the_code_was_stuck(sandbox: Sandbox, tmp_path: Path) -> None:
+    session = sandbox.session(str(write_student(tmp_path, HANGS)))
+    for name, code in (("spin", "total += n"), ("nap", "time.sleep(30)")):
+        out = session.call(name, 1, timeout=1.0)
+        assert out.kind == "timeout" and out.exc is not None
+        frames = out.exc["frames"]
+        assert frames, f"no frames for {name}"
+        assert frames[-1]["file"] == "student.py" and frames[-1]["func"] == name
+        assert frames[-1]["code"] == code
+    session.close()
+
+
+def test_a_run_has_a_deadline_of_its_own(sandbox: Sandbox, tmp_path: Path) -> None:
+    session = sandbox.session(str(write_student(tmp_path, HANGS)), deadline=1.0)
+    cut = session.call("nap", 1, timeout=10.0)
+    assert cut.kind == "timeout" and cut.exc is not None
+    assert "deadline" in cut.exc["message"] and cut.exc["deadline"] == 1.0
+    after = session.call("quick", 1)
+    assert after.kind == "timeout" and "deadline of 1 s has passed" in after.exc["message"]  # type: ignore[index]
+    session.close()
+
+
+# -- protocol features ------------------------------------------------------------------------
+TODO = """
+import numpy as np
+from helper import unfinished
+
+def stub(x):
+    raise NotImplementedError("lab: implement stub")
+
+def uses_stub(x):
+    return stub(x) + 1
+
+def memoryview_rows(x):
+    view = memoryview(np.arange(4, dtype=np.uint8).tobytes()).cast("B", (2, 2))
+    return view[0]
+
+def calls_helper(x):
+    return unfinished(x)
+"""
+
+
+def test_todo_is_only_the_stubs_own_error(sandbox: Sandbox, tmp_path: Path) -> None:
+    write_student(tmp_path, "def unfinished(x):\n    raise NotImplementedError\n", "helper.py")
+    student = write_student(tmp_path, TODO)
+    session = sandbox.session(str(student))
+    kinds = {name: session.call(name, 1).kind for name in ("stub", "uses_stub")}
+    assert kinds == {"stub": "todo", "uses_stub": "todo"}
+    for name in ("memoryview_rows", "calls_helper"):
+        out = session.call(name, 1)
+        assert out.kind == "exception" and out.exc["type"] == "NotImplementedError"  # type: ignore[index]
+    assert out.exc["frames"][-1]["file"] == "helper.py"  # type: ignore[index]
+    session.close()
+    lab = Lab("labtest", "测试", "test")
+
+    @lab.test("memoryview", "memoryview")
+    def memoryview_rows(t: TestContext) -> None:
+        t.check("returns", t.call("memoryview_rows", 1).value is not None)
+
+    assert statuses(run_tests(lab, student, sandbox)) == {"memoryview_rows": Status.ERROR}
 
 
 def test_call_counting_counts_and_restores(tmp_path: Path, sandbox: Sandbox) -> None:
@@ -176,21 +533,129 @@ def test_call_counting_counts_and_restores(tmp_path: Path, sandbox: Sandbox) -> 
     session.close()
 
 
-def _alive(pid: int) -> bool:
+ALIASES = """
+def encode_byte(b):
+    return b + 4
+
+def decode_id(i):
+    return i - 4
+
+dec = decode_id  # a module-level alias
+
+def roundtrip(data):
+    enc = encode_byte  # a local alias
+    ids = [enc(b) for b in data]
+    return ids, bytes(dec(i) for i in ids)
+
+def pairs(data):
+    for b in data:
+        yield encode_byte(b)
+
+def lazy(data):
+    return list(pairs(data))
+"""
+
+
+def test_call_counting_sees_aliases(sandbox: Sandbox, tmp_path: Path) -> None:
+    session = sandbox.session(str(write_student(tmp_path, ALIASES)))
+    out = session.call("roundtrip", b"hi!", count=("encode_byte", "decode_id"))
+    assert out.value == ([108, 109, 37], b"hi!")
+    assert out.counts == {"encode_byte": 3, "decode_id": 3}
+    lazy = session.call("lazy", b"abcd", count=("pairs", "encode_byte"))
+    assert lazy.counts == {"pairs": 1, "encode_byte": 4}  # resuming a generator is no call
+    session.close()
+
+
+FORBID = """
+import framework.math_ops
+from framework import math_ops
+from framework.math_ops import softmax as sm
+from framework.tensor import tensor_from
+
+def direct(x):
+    return framework.math_ops.softmax(x)
+
+def aliased(x):
+    return sm(x)
+
+def swallowed(x):
     try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
+        return sm(x)
+    except Exception:
+        return "caught"
+
+def own(x):
+    return x
+
+def bound(tok, text):
+    encode = tok.encode
+    return encode(text)
+
+def by_module(x):
+    f = math_ops.softmax
+    return f(x)
+"""
+
+SOFTMAX = "framework.math_ops:softmax"
 
 
-@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc (Linux)")
-def test_processes_started_by_student_code_end_with_the_run() -> None:
+def test_forbidden_functions_are_trapped_through_any_alias(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    import numpy as np
+
+    from grader.codec import Build
+
+    x = np.array([[1.0, 2.0]], dtype=np.float32)
+    session = sandbox.session(str(write_student(tmp_path, FORBID)))
+    for name in ("direct", "aliased", "swallowed", "by_module"):
+        out = session.call(name, x, forbid=(SOFTMAX,))
+        assert out.kind == "forbidden", name
+        assert out.exc is not None and out.exc["targets"] == [SOFTMAX]
+        assert (
+            out.exc["type"] == "ForbiddenCall"
+            and "framework.math_ops.softmax" in (out.exc["message"])
+        )
+    assert session.call("aliased", x).kind == "ok"  # put back after the call
+    assert session.call("own", 1, forbid=(SOFTMAX,)).value == 1
+    tok = session.build(Build("framework.tokenizer:ByteTokenizer")).value
+    encode = "framework.tokenizer:ByteTokenizer.encode"
+    out = session.call("bound", tok, "a", forbid=(encode,))
+    assert out.kind == "forbidden" and out.exc["targets"] == [encode]  # type: ignore[index]
+    swept = session.map("aliased", [(x,), (x,)], forbid=(SOFTMAX,))
+    assert swept.kind == "forbidden"
+    session.close()
+
+
+def test_the_output_cap_can_be_raised_per_call(sandbox: Sandbox, tmp_path: Path) -> None:
+    student = write_student(tmp_path, "def loud(n):\n    print('x' * n)\n    return n\n")
+    session = sandbox.session(str(student))
+    assert session.call("loud", 100_000).kind == "overflow"  # the default cap is 64 KiB
+    out = session.call("loud", 100_000, output=200_000)
+    assert out.kind == "ok" and len(out.output) == 100_001
+    assert session.call("loud", 100, output=50).kind == "overflow"
+    session.close()
+
+
+def test_sessions_share_nothing_but_the_sandbox(sandbox: Sandbox, tmp_path: Path) -> None:
+    student = write_student(tmp_path, HANDLES)
+    one, two = sandbox.session(str(student)), sandbox.session(str(student))
+    handle = one.call("make", 1).value
+    out = two.call("get", target=handle)
+    assert out.kind == "stale" and "another sandbox process" in out.exc["message"]  # type: ignore[index]
+    assert one.call("get", target=handle).value == 1
+    one.close()
+    two.close()
+
+
+def test_a_session_needs_only_spawn_reap_and_limits(tmp_path: Path) -> None:
     with Sandbox() as sb:
-        session = sb.session(str(STUDENT))
-        out = session.call("escape", 1, 2)
-        assert out.ok and isinstance(out.value, int)
-        escaped = out.value
-        session.close()  # ends the child's process group; the setsid() one has left it
-        assert _alive(escaped)
-    assert not _alive(escaped)
+
+        class Minimal:
+            limits = Limits(timeout=2.0)
+            spawn = sb.spawn
+            reap = sb.reap
+
+        session = Session(Minimal(), str(STUDENT))
+        assert session.call("honest", 1, 2).value == 3
+        session.close()

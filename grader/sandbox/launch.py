@@ -1,26 +1,74 @@
-"""Start the zygote with nothing but the standard library imported.
+"""Choose a backend and start its processes, with nothing but the standard library imported.
 
-The zygote needs ~0.2 s to import numpy and the framework. `prestart()` launches it at the
-very beginning of a `minillm verify` run, so that it warms up while the grader's own process
-imports its modules; `Sandbox.start()` then adopts it (`take_prestarted`).
+Two backends run the student's code:
+
+- ``fork``: one zygote process per run imports numpy and the framework once and forks a
+  child per student module (about a millisecond each). Used where `os.fork` exists and is
+  safe: not on Windows (no fork) nor macOS (fork after numpy's Accelerate is unsafe).
+- ``spawn``: every child is a fresh interpreter (`python -m grader.sandbox.child`) that
+  connects back over a socket: an inherited AF_UNIX socket where there is one, else a
+  127.0.0.1 TCP connection that proves itself with a random token (Windows).
+
+`MINILLM_SANDBOX=fork|spawn` forces one. Starting the first process takes ~0.2 s of imports;
+`prestart()` launches it at the very beginning of a `minillm verify` run, so that it warms
+up while the grader's own process imports its modules, and the backend then adopts it
+(`take_prestarted`).
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 import socket
 import subprocess
 import sys
+from dataclasses import dataclass, field
 
-__all__ = ["Zygote", "launch", "prestart", "take_prestarted"]
+__all__ = [
+    "BACKENDS",
+    "Fresh",
+    "Zygote",
+    "choose_backend",
+    "launch",
+    "prestart",
+    "start_fresh",
+    "take_prestarted",
+]
+
+BACKENDS = ("fork", "spawn")
+ENV_VAR = "MINILLM_SANDBOX"
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 Zygote = tuple["subprocess.Popen[bytes]", socket.socket]
-_prestarted: Zygote | None = None
 
 
-def launch() -> Zygote:
-    """Start a zygote process; returns it with the grader's end of its control socket."""
-    parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+def fork_usable() -> bool:
+    """Whether the fork backend can run here (fork exists, is safe, has AF_UNIX)."""
+    return (
+        hasattr(os, "fork")
+        and hasattr(socket, "AF_UNIX")
+        and hasattr(socket, "send_fds")
+        and sys.platform not in ("darwin", "win32")
+    )
+
+
+def choose_backend(requested: str | None = None) -> str:
+    """``requested``, else ``$MINILLM_SANDBOX``, else fork where usable and spawn elsewhere.
+
+    Raises:
+        ValueError: an unknown backend name, or fork where this OS cannot fork safely.
+    """
+    name = (requested or os.environ.get(ENV_VAR, "")).strip().lower()
+    if not name:
+        return "fork" if fork_usable() else "spawn"
+    if name not in BACKENDS:
+        raise ValueError(f"{ENV_VAR} must be 'fork' or 'spawn', got {name!r}")
+    if name == "fork" and not fork_usable():
+        raise ValueError(f"the fork sandbox backend is not available on {sys.platform}")
+    return name
+
+
+def _env() -> dict[str, str]:
     env = dict(os.environ)
     env.update(
         OPENBLAS_NUM_THREADS="1",
@@ -30,28 +78,100 @@ def launch() -> Zygote:
         PYTHONUNBUFFERED="1",
         PYTHONIOENCODING="utf-8",
     )
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    env.pop(ENV_VAR, None)
+    return env
+
+
+def launch() -> Zygote:
+    """Start a zygote process; returns it with the grader's end of its control socket."""
+    parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     proc = subprocess.Popen(
         [sys.executable, "-m", "grader.sandbox.zygote", str(child.fileno())],
         pass_fds=(child.fileno(),),
-        env=env,
+        env=_env(),
         stdin=subprocess.DEVNULL,
-        cwd=root,
+        cwd=ROOT,
+        start_new_session=True,  # the terminal's Ctrl-C is the grader's to handle
     )
     child.close()
     return proc, parent
 
 
+@dataclass
+class Fresh:
+    """A fresh interpreter that is importing numpy and the framework (spawn backend).
+
+    Its stdout and stderr are `proc.stdout`. Its socket is `conn` (unix transport), or it
+    connects to `listener` and sends `token` first (tcp transport).
+    """
+
+    proc: subprocess.Popen[bytes]
+    conn: socket.socket | None = None
+    listener: socket.socket | None = None
+    token: str = ""
+    transport: str = field(default="unix")
+
+
+def start_fresh(transport: str | None = None) -> Fresh:
+    """Start `python -m grader.sandbox.child`; `transport` is "unix" or "tcp" (default:
+    unix where AF_UNIX and descriptor passing exist, else tcp)."""
+    if transport is None:
+        transport = "unix" if hasattr(socket, "AF_UNIX") and os.name == "posix" else "tcp"
+    cmd = [sys.executable, "-m", "grader.sandbox.child"]
+    kwargs: dict[str, object] = {}
+    if os.name == "posix":
+        kwargs["start_new_session"] = True  # its own process group, ended as one
+    else:
+        kwargs["creationflags"] = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)
+    fresh_conn = listener = None
+    token = ""
+    if transport == "unix":
+        fresh_conn, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        cmd += ["--fd", str(theirs.fileno())]
+        kwargs["pass_fds"] = (theirs.fileno(),)
+    else:
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(4)
+        token = secrets.token_hex(16)
+        cmd += ["--connect", str(listener.getsockname()[1]), "--token", token]
+    try:
+        proc = subprocess.Popen(
+            cmd,
+            env=_env(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            **kwargs,  # type: ignore[call-overload]
+        )
+    finally:
+        if transport == "unix":
+            theirs.close()
+    return Fresh(proc, fresh_conn, listener, token, transport)
+
+
+_prestarted: tuple[str, Zygote | Fresh] | None = None
+
+
 def prestart() -> None:
-    """Launch a zygote now, for the next `Sandbox.start()` in this process to adopt."""
+    """Start the chosen backend's first process now, for the next sandbox to adopt."""
     global _prestarted
-    if _prestarted is None:
-        _prestarted = launch()
+    if _prestarted is not None:
+        return
+    try:
+        backend = choose_backend()
+    except ValueError:
+        return  # reported when the sandbox is created
+    _prestarted = (backend, launch() if backend == "fork" else start_fresh())
 
 
-def take_prestarted() -> Zygote | None:
-    """The zygote from `prestart()`, once; None if there is none."""
+def take_prestarted(backend: str) -> Zygote | Fresh | None:
+    """The process from `prestart()` if it is of `backend`, once; None otherwise."""
     global _prestarted
-    zygote, _prestarted = _prestarted, None
-    return zygote
+    if _prestarted is None or _prestarted[0] != backend:
+        return None
+    _, proc = _prestarted
+    _prestarted = None
+    return proc

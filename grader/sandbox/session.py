@@ -2,40 +2,67 @@
 
 `Session.call` sends a request and waits for the reply while draining the child's output,
 enforcing the time and output limits. It never raises for anything the student's code did:
-a timeout, a crash or exit, an exception, too much output or an unsendable value are all
-described in the `CallOutcome`. A child that misbehaved at the process level (timed out,
-crashed or exited, printed past the cap, ran out of memory or recursion) is ended, and the
-next call forks a fresh one, so one bad call cannot poison the rest of a run.
+a timeout, a crash or exit, an exception, too much output, a forbidden call or an
+unsendable value are all described in the `CallOutcome`. A child that misbehaved at the
+process level (timed out, crashed or exited, printed past the cap, ran out of memory or
+recursion) is ended, and the next call gets a fresh one, so one bad call cannot poison the
+rest of a run. Hangs cost little: a function that timed out once fails at once when called
+again in the same session, and the session has a deadline of its own.
+
+A session needs only a small protocol from its sandbox (`Spawner`): ``spawn`` a child for a
+student module, ``reap`` it, and the run's ``limits``.
 """
 
 from __future__ import annotations
 
-import os
 import select
-import signal
-import socket
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from grader import codec
-from grader.sandbox.protocol import send_frame
+from grader.sandbox.channel import Child
+from grader.sandbox.limits import Limits
+from grader.sandbox.protocol import FrameReader, send_frame
+from grader.sandbox.stacks import stuck_frames
 
-if TYPE_CHECKING:
-    from grader.sandbox.client import Sandbox
-
-__all__ = ["CallOutcome", "Session", "kill_group"]
+__all__ = ["CallOutcome", "Session", "Spawner"]
 
 _POISONED = frozenset({"MemoryError", "RecursionError", "SystemExit", "KeyboardInterrupt"})
+_OUTPUT_WAIT = 2.0  # seconds to wait for a reply's output to arrive after the reply
+_CRASH_WAIT = 0.5
+
+
+class Spawner(Protocol):
+    """What a `Session` needs from its sandbox."""
+
+    @property
+    def limits(self) -> Limits: ...
+
+    def spawn(self, student_path: str) -> Child: ...
+
+    def reap(self, child: Child) -> int | None: ...
 
 
 @dataclass
 class CallOutcome:
     """What happened in one call into student code.
 
-    `kind` is one of: ``ok``, ``exception``, ``todo``, ``missing`` (no such function),
-    ``timeout``, ``crash`` (the process ended), ``overflow`` (printed past the cap),
-    ``import`` (the module failed to import), ``harness`` (the grader's own request failed).
+    `kind` is one of: ``ok``, ``exception``, ``todo`` (the stub's own NotImplementedError),
+    ``missing`` (no such function), ``timeout``, ``crash`` (the process ended; see
+    `exit_status`), ``overflow`` (printed past the cap), ``import`` (the module failed to
+    import), ``forbidden`` (the call used a function the check forbids), ``stale`` (an
+    argument is a handle of a child that has since been replaced), ``harness`` (the
+    grader's own request failed).
+
+    `exc` describes every kind but ``ok``: ``type``, ``message``, and where known
+    ``frames`` (the student's frames, outermost first: ``file``, ``line``, ``func``,
+    ``code``). A ``timeout`` has the frames where the code was stuck; one that failed at
+    once because the same function timed out before has ``repeat`` (True) and ``first``
+    (that timeout's seconds); one cut short by the run's deadline has ``deadline``. A
+    ``forbidden`` has ``targets`` (``"module:qualname"`` of each forbidden function that
+    was called).
     """
 
     kind: str
@@ -55,27 +82,51 @@ class CallOutcome:
 
 
 class Session:
-    """One sandbox child serving one student module. Not thread-safe."""
+    """One sandbox child at a time serving one student module. Not thread-safe.
 
-    def __init__(self, sandbox: Sandbox, student_path: str) -> None:
+    `deadline`: seconds for the whole session (default: the sandbox's
+    ``limits.deadline``), counted from its creation; once passed, every call fails at once
+    as a timeout.
+    """
+
+    def __init__(self, sandbox: Spawner, student_path: str, deadline: float | None = None) -> None:
         self.sandbox = sandbox
         self.student_path = student_path
-        self.pid: int | None = None
-        self._conn: socket.socket | None = None
-        self._out: int | None = None
+        self.deadline = sandbox.limits.deadline if deadline is None else deadline
         self.import_outcome: CallOutcome | None = None
+        self._child: Child | None = None
         self._generation = 0
+        self._seq = 0  # replies received from the current child
+        self._started = time.monotonic()
+        self._replaced: dict[int, str] = {}  # child gen -> why it was replaced
+        self._timed_out: dict[str, CallOutcome] = {}  # function -> its first timeout
 
     # -- lifecycle ------------------------------------------------------------------------
+    @property
+    def pid(self) -> int | None:
+        """The current child's process id (None between children)."""
+        return None if self._child is None else self._child.pid
+
+    @property
+    def generation(self) -> int:
+        """Increases each time this session gets a new child."""
+        return self._generation
+
+    @property
+    def child_gen(self) -> int:
+        """The sandbox-wide generation of the current child (what its handles carry)."""
+        return 0 if self._child is None else self._child.gen
+
     def ensure(self, timeout: float | None = None) -> CallOutcome | None:
-        """Fork the child if needed; return an outcome if the module failed to import."""
-        if self._conn is not None:
+        """Start the child if needed; return an outcome if the module failed to import."""
+        if self._child is not None:
             return None
         if timeout is None:
             timeout = self.sandbox.limits.timeout
-        self.pid, self._conn, self._out = self.sandbox.spawn(self.student_path)
+        self._child = self.sandbox.spawn(self.student_path)
         self._generation += 1
-        out = self._exchange(None, timeout)
+        self._seq = 0
+        out = self._exchange(None, timeout, self.sandbox.limits.output)
         if out.kind == "ok":
             return None
         if out.kind == "timeout":
@@ -86,6 +137,7 @@ class Session:
                     "message": (
                         f"importing took more than {timeout:g} s (module-level code runs at import)"
                     ),
+                    "frames": (out.exc or {}).get("frames", []),
                 },
                 output=out.output,
             )
@@ -94,34 +146,25 @@ class Session:
                 "import",
                 exc={
                     "type": "SystemExit",
-                    "message": ("the module ended the process while importing"),
+                    "message": "the module ended the process while importing",
                     "frames": [],
                 },
                 output=out.output,
             )
         self.import_outcome = out
-        self.close()
+        self._retire("the module failed to import")
         return out
 
     def close(self) -> None:
         """End the child and every process in its group."""
-        if self.pid is not None:
-            kill_group(self.pid)
-            self.pid = None
-        self._drop_pipes()
+        self._retire("the session was closed")
 
-    def _drop_pipes(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
-        if self._out is not None:
-            os.close(self._out)
-            self._out = None
-
-    @property
-    def generation(self) -> int:
-        """Increases each time a new child is forked (handles of older ones are gone)."""
-        return self._generation
+    def _retire(self, why: str) -> None:
+        child, self._child = self._child, None
+        if child is not None:
+            self._replaced[child.gen] = why
+            child.kill()
+            child.release()
 
     # -- calls ----------------------------------------------------------------------------
     def call(
@@ -131,12 +174,16 @@ class Session:
         target: codec.Handle | None = None,
         timeout: float | None = None,
         count: tuple[str, ...] = (),
+        forbid: tuple[str, ...] = (),
+        output: int | None = None,
         **kwargs: Any,
     ) -> CallOutcome:
         """Call student function `name` (or method `name` of handle `target`).
 
-        `count` names other student functions to count calls of during this call; the
-        numbers come back in `CallOutcome.counts`.
+        `count` names other student functions to count calls of during this call (by code
+        object, so aliases count); the numbers come back in `CallOutcome.counts`.
+        `forbid` lists ``"module:qualname"`` functions that may not be called meanwhile
+        (kind ``forbidden`` if one was). `output` raises or lowers the output cap in bytes.
         """
         req = {
             "op": "call",
@@ -145,20 +192,26 @@ class Session:
             "args": list(args),
             "kwargs": kwargs,
             "count": list(count),
+            "forbid": list(forbid),
         }
-        return self._request(req, timeout)
+        key = name if target is None else f"{target.type_name}.{name}"
+        return self._request(req, timeout, key, output)
 
     def map(
-        self, name: str, calls: list[tuple[Any, ...]], timeout: float | None = None
+        self,
+        name: str,
+        calls: list[tuple[Any, ...]],
+        timeout: float | None = None,
+        forbid: tuple[str, ...] = (),
+        output: int | None = None,
     ) -> CallOutcome:
         """Call student function `name` once per argument tuple, in one round trip.
 
         The value is the list of results; on the first exception the outcome describes it
-        and `exc["index"]` says which call raised.
+        and `exc["index"]` says which call raised. `forbid` and `output` as in `call`.
         """
-        return self._request(
-            {"op": "map", "name": name, "calls": [list(c) for c in calls]}, timeout
-        )
+        req = {"op": "map", "name": name, "calls": [list(c) for c in calls], "forbid": list(forbid)}
+        return self._request(req, timeout, name, output)
 
     def getattr(self, target: codec.Handle, name: str, timeout: float | None = None) -> CallOutcome:
         """Read attribute `name` of an object in the child."""
@@ -168,123 +221,195 @@ class Session:
         """Construct a framework object inside the child; the value is usually a handle."""
         return self._request({"op": "build", "target": spec}, timeout)
 
-    def _request(self, req: dict[str, Any], timeout: float | None) -> CallOutcome:
-        limit = self.sandbox.limits.timeout if timeout is None else timeout
+    def _request(
+        self,
+        req: dict[str, Any],
+        timeout: float | None,
+        key: str | None = None,
+        output: int | None = None,
+    ) -> CallOutcome:
+        limits = self.sandbox.limits
+        limit = limits.timeout if timeout is None else timeout
+        left = self.deadline - (time.monotonic() - self._started)
+        if left <= 0:
+            return self._deadline_passed()
+        if key is not None and key in self._timed_out:
+            return self._timed_out_before(key)
+        cut = left < limit
+        limit = min(limit, left)
         failed = self.ensure(limit)
         if failed is not None:
             return failed
-        assert self._conn is not None
+        stale = self._stale(req)
+        if stale is not None:
+            return stale
+        assert self._child is not None
         try:
             frame = codec.dumps(req)
         except codec.CodecError as e:
             return CallOutcome("harness", exc={"type": "CodecError", "message": str(e)})
         try:
-            self._conn.settimeout(limit)
-            send_frame(self._conn, frame)
-        except TimeoutError:
-            self.close()
-            return CallOutcome("timeout", seconds=limit)
+            self._child.conn.settimeout(limit)
+            send_frame(self._child.conn, frame)
+        except TimeoutError:  # the child stopped reading: it is stuck in something
+            return self._timeout_outcome(self._stuck(limit), cut, key)
         except OSError:
             return self._crashed(CallOutcome("crash"))
-        out = self._exchange(req, limit)
-        if out.kind in ("overflow", "harness") or (
-            out.kind == "exception" and (out.exc or {}).get("type") in _POISONED
-        ):
-            self.close()  # the next call gets a fresh child
+        out = self._exchange(req, limit, limits.output if output is None else output)
+        if out.kind == "timeout":
+            out = self._timeout_outcome(out, cut, key)
+        elif out.kind in ("overflow", "harness"):
+            self._retire("printing too much" if out.kind == "overflow" else "a grader error")
+        elif out.kind == "exception" and (out.exc or {}).get("type") in _POISONED:
+            self._retire(f"a {(out.exc or {}).get('type')}")  # the next call gets a fresh child
         return out
 
-    def _exchange(self, req: dict[str, Any] | None, limit: float) -> CallOutcome:
+    def _exchange(self, req: dict[str, Any] | None, limit: float, cap: int) -> CallOutcome:
         """Wait for one reply while draining output; enforce time and output limits."""
-        assert self._conn is not None and self._out is not None
-        conn, out_fd = self._conn, self._out
-        cap = self.sandbox.limits.output
-        kept = bytearray()
-        total = 0
-        header = bytearray()
-        body = bytearray()
-        need: int | None = None
+        child = self._child
+        assert child is not None
+        conn, output = child.conn, child.output
+        reader = FrameReader(codec.MAX_FRAME)
+        output.begin(cap)
         start = time.monotonic()
         deadline = start + limit
         conn.setblocking(False)
-        out_open = True
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                self.close()
-                return CallOutcome("timeout", output=_text(kept), output_bytes=total, seconds=limit)
-            fds = [conn] + ([out_fd] if out_open else [])
+                return self._stuck(limit)
+            out_fd = output.fileno()
+            fds: list[Any] = [conn] if out_fd is None else [conn, out_fd]
             readable, _, _ = select.select(fds, [], [], remaining)
-            if out_open and out_fd in readable:
-                try:
-                    chunk = os.read(out_fd, 1 << 16)
-                except BlockingIOError:
-                    continue
-                if not chunk:
-                    out_open = False
-                else:
-                    total += len(chunk)
-                    if len(kept) < cap:
-                        kept += chunk[: cap - len(kept)]
-            if conn in readable:
-                try:
-                    data = conn.recv(1 << 20)
-                except BlockingIOError:
-                    continue
-                except OSError:
-                    data = b""
-                if not data:
-                    return self._crashed(
-                        CallOutcome("crash", output=_text(kept), output_bytes=total)
-                    )
-                if need is None:
-                    header += data
-                    if len(header) >= 8:
-                        need = int.from_bytes(header[:8], "little")
-                        if need > codec.MAX_FRAME:
-                            self.close()
-                            return CallOutcome(
-                                "harness", exc={"type": "CodecError", "message": "reply too large"}
-                            )
-                        body += header[8:]
-                else:
-                    body += data
-                if need is not None and len(body) >= need:
-                    break
-        # drain what the child flushed before replying
-        while out_open:
+            if out_fd is not None and out_fd in readable:
+                output.read_some()
+            if conn not in readable:
+                continue
             try:
-                chunk = os.read(out_fd, 1 << 16)
-            except BlockingIOError:
+                data = conn.recv(reader.wanted())
+            except (BlockingIOError, InterruptedError):
+                continue
+            except OSError:
+                data = b""
+            if not data:
+                return self._crashed(CallOutcome("crash"))
+            try:
+                frame = reader.feed(data)
+            except codec.CodecError as e:
+                self._retire("a grader error")
+                return CallOutcome("harness", exc={"type": "CodecError", "message": str(e)})
+            if frame is not None:
                 break
-            if not chunk:
-                break
-            total += len(chunk)
-            if len(kept) < cap:
-                kept += chunk[: cap - len(kept)]
+        seq, self._seq = self._seq, self._seq + 1
+        kept, total = output.collect(seq, min(max(deadline - time.monotonic(), 0.1), _OUTPUT_WAIT))
         elapsed = time.monotonic() - start
         try:
-            reply = codec.loads(bytes(body[:need]))
+            reply = codec.loads(frame)
         except codec.CodecError as e:
-            self.close()
+            self._retire("a grader error")
             return CallOutcome("harness", exc={"type": "CodecError", "message": str(e)})
         return _outcome(reply, req, _text(kept), total, elapsed, cap)
 
+    # -- what went wrong ------------------------------------------------------------------
+    def _stuck(self, limit: float) -> CallOutcome:
+        """The call ran out of time: read where it was stuck, then end the child."""
+        child = self._child
+        assert child is not None
+        frames = stuck_frames(child.traceback_path, self.student_path)
+        kept, total = child.output.collect(None, 0.0)
+        self._retire("a timeout")
+        return CallOutcome(
+            "timeout",
+            exc={
+                "type": "TimeoutError",
+                "message": f"no return within {limit:g} s",
+                "frames": frames,
+            },
+            output=_text(kept),
+            output_bytes=total,
+            seconds=limit,
+        )
+
+    def _timeout_outcome(self, out: CallOutcome, cut: bool, key: str | None) -> CallOutcome:
+        exc = dict(out.exc or {})
+        if cut:
+            exc["message"] = f"the run's deadline of {self.deadline:g} s passed during this call"
+            exc["deadline"] = self.deadline
+        elif key is not None:
+            self._timed_out[key] = out
+        out.exc = exc
+        return out
+
+    def _timed_out_before(self, key: str) -> CallOutcome:
+        first = self._timed_out[key]
+        exc = dict(first.exc or {})
+        exc["message"] = (
+            f"{key} timed out earlier in this run (no return within {first.seconds:g} s), "
+            "so it is not called again"
+        )
+        exc["first"] = first.seconds
+        exc["repeat"] = True
+        return CallOutcome("timeout", exc=exc, seconds=first.seconds)
+
+    def _deadline_passed(self) -> CallOutcome:
+        return CallOutcome(
+            "timeout",
+            exc={
+                "type": "TimeoutError",
+                "message": f"the run's deadline of {self.deadline:g} s has passed",
+                "deadline": self.deadline,
+                "frames": [],
+            },
+            seconds=self.deadline,
+        )
+
+    def _stale(self, req: dict[str, Any]) -> CallOutcome | None:
+        """An outcome if `req` holds a handle that the current child did not make."""
+        for handle in _handles_in(req):
+            if handle.gen == self.child_gen:
+                continue
+            why = self._replaced.get(handle.gen)
+            if why is None:
+                message = (
+                    f"the {handle.type_name} object was created in another sandbox process, "
+                    "not the one serving this session"
+                )
+            else:
+                message = (
+                    f"the {handle.type_name} object was created in an earlier sandbox process "
+                    f"that was replaced after {why}"
+                )
+            return CallOutcome(
+                "stale", exc={"type": "StaleHandle", "message": message, "gen": handle.gen}
+            )
+        return None
+
     def _crashed(self, outcome: CallOutcome) -> CallOutcome:
-        pid = self.pid
-        self._drop_pipes()
-        if pid is not None:
-            kill_group(pid)
-            outcome.exit_status = self.sandbox.reap(pid)
-            self.pid = None
+        child, self._child = self._child, None
+        if child is not None:
+            self._replaced[child.gen] = "the process ended"
+            child.kill()
+            outcome.exit_status = self.sandbox.reap(child)
+            kept, total = child.output.collect(None, _CRASH_WAIT)
+            outcome.output, outcome.output_bytes = _text(kept), total
+            child.release()
         return outcome
 
 
-def kill_group(pid: int) -> None:
-    for kill in (os.killpg, os.kill):
-        try:
-            kill(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+def _handles_in(x: Any, depth: int = 0) -> Iterator[codec.Handle]:
+    if depth > 64:
+        return
+    if isinstance(x, codec.Handle):
+        yield x
+    elif isinstance(x, list | tuple):
+        for v in x:
+            yield from _handles_in(v, depth + 1)
+    elif isinstance(x, dict):
+        for k, v in x.items():
+            yield from _handles_in(k, depth + 1)
+            yield from _handles_in(v, depth + 1)
+    elif isinstance(x, codec.Build):
+        yield from _handles_in([x.args, x.kwargs, x.attrs], depth + 1)
 
 
 def _text(raw: bytes | bytearray) -> str:
@@ -307,6 +432,17 @@ def _outcome(
     base["kwargs"] = kwargs if isinstance(kwargs, dict) else {}
     if total > cap:
         return CallOutcome("overflow", **base)
+    forbidden = reply.get("forbidden")
+    if isinstance(forbidden, list) and forbidden:
+        targets = [str(t) for t in forbidden]
+        names = ", ".join(t.replace(":", ".") for t in targets)
+        exc = {
+            "type": "ForbiddenCall",
+            "message": f"it called {names}, which this check does not allow",
+            "targets": targets,
+            "frames": _dict(reply.get("exc")).get("frames", []) if not reply.get("ok") else [],
+        }
+        return CallOutcome("forbidden", value=reply.get("value"), exc=exc, **base)
     if reply.get("ok") is True:
         counts = reply.get("counts", {})
         if isinstance(counts, dict):

@@ -1,31 +1,89 @@
 """The sandbox child: imports the student's module and serves calls into it.
 
-Runs in a process forked from the zygote. Its stdout and stderr are a pipe the grader
-drains and caps; its replies go over its own socket. Everything here can be tampered with
-by student code (it shares this process), so the grader trusts none of it: it only decodes
-plain data from this side and judges in its own process.
+Runs in a process forked from the zygote or started fresh (`child.py`). Its stdout and
+stderr are a pipe the grader drains and caps; its replies go over its own socket. Everything
+here can be tampered with by student code (it shares this process), so the grader trusts
+none of it: it only decodes plain data from this side and judges in its own process.
+
+The protocol (each message one `protocol` frame holding one `grader.codec` frame):
+
+1. After importing the student module the child sends ``{"ready": True}`` or
+   ``{"ready": False, "exc": {...}}`` (a SyntaxError, an ImportError, sys.exit, ...).
+2. Then it answers one request at a time until the socket closes. A request is a dict with
+   ``op`` and:
+
+   - ``"call"``: ``name``, ``target`` (None: a function of the student module; a `Handle`:
+     a method of that object), ``args``, ``kwargs``; optional ``count`` and ``forbid``.
+   - ``"map"``: ``name``, ``calls`` (one argument list per call, all in one round trip; the
+     first exception stops the sweep and the reply's ``index`` says which call raised);
+     optional ``forbid``.
+   - ``"getattr"``: ``target``, ``name``. ``"build"``: ``target`` (a `codec.Build`).
+   - ``count``: names of student functions. Their calls during this call are counted by
+     code object, so a local alias (``enc = encode_byte``) or a module-level one counts
+     too; the reply's ``counts`` maps each name to its number of calls.
+   - ``forbid``: ``"module:qualname"`` targets (``"framework.math_ops:softmax"``,
+     ``"framework.tokenizer:ByteTokenizer.encode"``). While the student's code runs, each
+     target's code object is swapped for a trap that raises `ForbiddenCall`; as every
+     alias, ``from ... import ... as`` and bound method shares the function object, all of
+     them are trapped. The reply's ``forbidden`` lists the targets that were called, even if
+     the student's code caught the exception.
+
+   A reply is ``{"ok": True, "value", "args", "kwargs", "seconds", "counts", "forbidden"}``
+   (``args``/``kwargs`` as they are after the call: in-place writes show) or
+   ``{"ok": False, "exc": {"type", "mro", "message", "frames"}, "todo", ...}`` with
+   ``missing`` (no such function) or ``harness`` (the request itself failed) set when so.
+   ``todo`` is true only for the stub's own error: a NotImplementedError raised by a
+   ``raise`` statement in the student's file. One that numpy or a builtin raises inside a
+   finished function (indexing a multi-dimensional memoryview, say) is an ordinary
+   exception.
+3. Every 0.2 s the child dumps the stacks of its threads into its traceback file
+   (`faulthandler`), so that when a call runs out of time the grader can show the line
+   where it was stuck, even though it then kills the process.
+4. A child started with ``sync=True`` writes `protocol.sync_marker(n)` to its stdout right
+   before its n-th reply (the ready message is number 0), for a grader that drains the
+   output in a thread.
+
+Objects that the codec cannot send stay here and go back as a `Handle` that carries this
+child's generation number ``gen``; a handle is only valid in the child that made it.
 """
 
 from __future__ import annotations
 
+import dis
+import faulthandler
+import importlib
 import importlib.util
+import inspect
 import linecache
 import os
 import socket
 import sys
 import time
 import traceback
+import types
+from collections.abc import Callable
 from types import ModuleType, TracebackType
-from typing import Any
+from typing import Any, BinaryIO
 
 from grader import codec
-from grader.sandbox.protocol import recv_frame, send_frame
+from grader.sandbox.protocol import recv_frame, send_frame, sync_marker
+
+__all__ = ["ForbiddenCall", "serve"]
 
 _MAX_FRAMES = 8
+_DUMP_EVERY = 0.2  # seconds between stack dumps
+_DUMP_KEEP = 256 * 1024  # bytes of dumps before the file starts afresh
+_RAISE = dis.opmap["RAISE_VARARGS"]
+_RESUME = dis.opmap.get("RESUME")
+
+
+class ForbiddenCall(Exception):
+    """Raised in the child when student code calls a function the check forbids."""
 
 
 class _Handles:
-    def __init__(self) -> None:
+    def __init__(self, gen: int) -> None:
+        self.gen = gen
         self.objects: dict[int, Any] = {}
 
     def make(self, obj: Any) -> codec.Handle:
@@ -36,12 +94,53 @@ class _Handles:
             text = object.__repr__(obj)
         except Exception:  # pragma: no cover - object.__repr__ does not fail
             text = "?"
-        return codec.Handle(hid, f"{cls.__module__}.{cls.__qualname__}", text[:200])
+        return codec.Handle(hid, f"{cls.__module__}.{cls.__qualname__}", text[:200], self.gen)
 
     def get(self, hid: int) -> Any:
         if hid not in self.objects:
             raise codec.CodecError(f"unknown handle {hid}")
         return self.objects[hid]
+
+
+class _Context:
+    """What every request needs: the module, its file, the handles, the traceback file."""
+
+    def __init__(self, module: ModuleType, student_file: str, gen: int, dump: _Dump) -> None:
+        self.module = module
+        self.student_file = student_file
+        self.student_dir = os.path.dirname(student_file) + os.sep
+        self.handles = _Handles(gen)
+        self.dump = dump
+
+
+class _Dump:
+    """Dumps the stacks of all threads into a file every `_DUMP_EVERY` seconds.
+
+    `faulthandler`'s own thread writes the dumps, without the GIL, so they come even while
+    the student's code spins in Python or in C. Arming it once per child costs nothing per
+    call; the grader reads the last dump when a call runs out of time.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.file: BinaryIO | None = None
+        if not path:
+            return
+        try:
+            self.file = open(path, "wb", buffering=0)  # noqa: SIM115 - kept open
+            faulthandler.dump_traceback_later(_DUMP_EVERY, repeat=True, file=self.file)
+        except (OSError, ValueError):
+            self.file = None
+
+    def rewind(self) -> None:
+        """Keep the file small: start it afresh once it has grown (a cheap check per call)."""
+        if self.file is None:
+            return
+        try:
+            if self.file.tell() > _DUMP_KEEP:
+                self.file.seek(0)
+                self.file.truncate()
+        except (OSError, ValueError):
+            pass
 
 
 def _build(target: str, args: list[Any], kwargs: dict[str, Any], attrs: dict[str, Any]) -> Any:
@@ -90,6 +189,31 @@ def _exc_info(e: BaseException, student_dir: str) -> dict[str, Any]:
     return info
 
 
+def _is_todo(e: BaseException, student_file: str) -> bool:
+    """A NotImplementedError raised by a `raise` statement in the student's own file."""
+    if not isinstance(e, NotImplementedError):
+        return False
+    tb = e.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code
+    if os.path.abspath(code.co_filename) != student_file:
+        return False
+    lasti = tb.tb_lasti
+    return 0 <= lasti < len(code.co_code) and code.co_code[lasti] == _RAISE
+
+
+def _failure(e: BaseException, ctx: _Context, **extra: Any) -> dict[str, Any]:
+    return {
+        "ok": False,
+        "exc": _exc_info(e, ctx.student_dir),
+        "todo": _is_todo(e, ctx.student_file),
+        **extra,
+    }
+
+
 def _import_student(path: str) -> ModuleType:
     directory = os.path.dirname(path)
     sys.path.insert(0, directory)
@@ -110,31 +234,57 @@ def _flush() -> None:
             pass
 
 
-def serve(sock: socket.socket, student_path: str) -> None:
+class _Replier:
+    """Sends replies, each after the output that came before it (and its sync marker)."""
+
+    def __init__(self, sock: socket.socket, sync: bool) -> None:
+        self.sock = sock
+        self.sync = sync
+        self.n = 0
+
+    def send(self, payload: bytes) -> None:
+        _flush()
+        if self.sync:
+            try:
+                os.write(1, sync_marker(self.n))
+            except OSError:
+                pass
+        self.n += 1
+        send_frame(self.sock, payload)
+
+
+def serve(
+    sock: socket.socket,
+    student_path: str,
+    *,
+    gen: int = 0,
+    traceback_path: str = "",
+    sync: bool = False,
+) -> None:
     """Import the student module, report readiness, then answer requests until EOF."""
-    student_dir = os.path.dirname(os.path.abspath(student_path)) + os.sep
-    handles = _Handles()
+    student_file = os.path.abspath(student_path)
+    student_dir = os.path.dirname(student_file) + os.sep
+    replier = _Replier(sock, sync)
+    dump = _Dump(traceback_path)
     linecache.clearcache()
     try:
-        module = _import_student(student_path)
+        module = _import_student(student_file)
     except BaseException as e:  # SyntaxError, ImportError, SystemExit at import, ...
-        _flush()
-        send_frame(sock, codec.dumps({"ready": False, "exc": _exc_info(e, student_dir)}))
+        replier.send(codec.dumps({"ready": False, "exc": _exc_info(e, student_dir)}))
         return
-    _flush()
-    send_frame(sock, codec.dumps({"ready": True}))
+    replier.send(codec.dumps({"ready": True}))
+    ctx = _Context(module, student_file, gen, dump)
     while True:
         try:
             frame = recv_frame(sock)
         except EOFError:
             return
-        reply = _handle(frame, module, handles, student_dir)
-        _flush()
+        reply = _handle(frame, ctx)
         try:
-            payload = codec.dumps(reply, make_handle=handles.make)
+            payload = codec.dumps(reply, make_handle=ctx.handles.make)
         except Exception as e:  # a value the codec cannot express even as a handle
             payload = codec.dumps({"ok": False, "exc": _exc_info(e, student_dir)})
-        send_frame(sock, payload)
+        replier.send(payload)
 
 
 def _missing(name: str) -> dict[str, Any]:
@@ -143,93 +293,192 @@ def _missing(name: str) -> dict[str, Any]:
     return {"ok": False, "missing": True, "exc": exc}
 
 
-def _map(module: ModuleType, req: dict[str, Any], student_dir: str) -> Any:
-    """Call one student function once per argument tuple; stop at the first exception."""
-    name = req["name"]
-    fn = getattr(module, name, None)
-    if not callable(fn):
-        return _missing(name)
-    values = []
-    calls = req["calls"]
-    for index, args in enumerate(calls):
-        try:
-            values.append(fn(*args))
-        except BaseException as e:
-            return {
-                "ok": False,
-                "index": index,
-                "exc": _exc_info(e, student_dir),
-                "todo": isinstance(e, NotImplementedError),
-            }
-    return {"ok": True, "value": values, "args": calls}
-
-
-def _handle(frame: bytes, module: ModuleType, handles: _Handles, student_dir: str) -> Any:
+def _handle(frame: bytes, ctx: _Context) -> Any:
     try:
-        req = codec.loads(frame, resolve_handle=handles.get, build=_build)
+        req = codec.loads(frame, resolve_handle=ctx.handles.get, build=_build)
         op = req["op"]
+        traps = _Traps(req.get("forbid") or [])
         if op == "getattr":
             return {"ok": True, "value": getattr(req["target"], req["name"])}
         if op == "build":
             return {"ok": True, "value": req["target"]}
         if op == "map":
-            return _map(module, req, student_dir)
+            fn = getattr(ctx.module, req["name"], None)
+            if not callable(fn):
+                return _missing(req["name"])
+            return _run(ctx, req, traps, lambda: _map(fn, req["calls"], ctx))
         if op != "call":
             raise codec.CodecError(f"unknown op {op!r}")
         target, name = req["target"], req["name"]
-        if target is None and not callable(getattr(module, name, None)):
+        if target is None and not callable(getattr(ctx.module, name, None)):
             return _missing(name)
-        fn = getattr(module, name) if target is None else getattr(target, name)
+        fn = getattr(ctx.module, name) if target is None else getattr(target, name)
         args, kwargs = req["args"], req["kwargs"]
     except BaseException as e:
-        return {"ok": False, "harness": True, "exc": _exc_info(e, student_dir)}
-    counts, restore = _count_calls(module, req.get("count") or [])
+        return {"ok": False, "harness": True, "exc": _exc_info(e, ctx.student_dir)}
+    return _run(ctx, req, traps, lambda: _call(fn, args, kwargs, ctx, req.get("count") or []))
+
+
+def _run(ctx: _Context, req: dict[str, Any], traps: _Traps, body: Callable[[], Any]) -> Any:
+    """Run `body` with the traps set; add what the traps saw."""
+    ctx.dump.rewind()
+    traps.set()
+    try:
+        reply = body()
+    finally:
+        traps.unset()
+    if traps.targets:
+        reply["forbidden"] = traps.hits()
+    return reply
+
+
+def _call(
+    fn: Any, args: list[Any], kwargs: dict[str, Any], ctx: _Context, count: list[str]
+) -> dict[str, Any]:
+    counter = _Counter(ctx.module, count)
     start = time.perf_counter()
+    counter.start()
     try:
         value = fn(*args, **kwargs)
     except BaseException as e:  # the student's exception, SystemExit included
-        restore()
-        return {
-            "ok": False,
-            "exc": _exc_info(e, student_dir),
-            "todo": isinstance(e, NotImplementedError),
-            "args": list(args),
-            "kwargs": kwargs,
-        }
-    restore()
+        counter.stop()
+        return _failure(e, ctx, args=list(args), kwargs=kwargs)
+    counter.stop()
     return {
         "ok": True,
         "value": value,
         "args": list(args),
         "kwargs": kwargs,
         "seconds": time.perf_counter() - start,
-        "counts": counts,
+        "counts": counter.counts,
     }
 
 
-def _count_calls(module: ModuleType, names: list[str]) -> tuple[dict[str, int], Any]:
-    """Wrap the student's functions `names` for one call, counting how often each runs.
+def _map(fn: Any, calls: list[list[Any]], ctx: _Context) -> dict[str, Any]:
+    """Call one student function once per argument list; stop at the first exception."""
+    values = []
+    for index, args in enumerate(calls):
+        try:
+            values.append(fn(*args))
+        except BaseException as e:
+            return _failure(e, ctx, index=index)
+    return {"ok": True, "value": values, "args": calls}
 
-    Lets a check tell a `roundtrip` that really calls `decode_id` from one that returns
-    its input. Returns the live counts and a function that puts the originals back.
+
+class _Counter:
+    """Counts calls of named student functions by code object, during one call.
+
+    Lets a check tell a `roundtrip` that really calls `decode_id` from one that returns its
+    input, whichever name the student's code calls it by. Uses the profile hook of this
+    thread (`sys.setprofile`); a generator's resumptions are not new calls.
     """
-    counts = {name: 0 for name in names}
-    originals = {
-        name: getattr(module, name) for name in names if callable(getattr(module, name, None))
-    }
 
-    def wrap(name: str, original: Any) -> Any:
-        def counted(*args: Any, **kwargs: Any) -> Any:
-            counts[name] += 1
-            return original(*args, **kwargs)
+    def __init__(self, module: ModuleType, names: list[str]) -> None:
+        self.counts = {str(name): 0 for name in names}
+        self.codes: dict[types.CodeType, tuple[str, frozenset[int]]] = {}
+        for name in self.counts:
+            code = _code_of(getattr(module, name, None))
+            if code is not None:
+                self.codes[code] = (name, _entries(code))
+        self.previous: Any = None
 
-        return counted
+    def start(self) -> None:
+        if self.codes:
+            self.previous = sys.getprofile()
+            sys.setprofile(self._profile)
 
-    for name, original in originals.items():
-        setattr(module, name, wrap(name, original))
+    def stop(self) -> None:
+        if self.codes:
+            sys.setprofile(self.previous)
 
-    def restore() -> None:
-        for name, original in originals.items():
-            setattr(module, name, original)
+    def _profile(self, frame: types.FrameType, event: str, arg: Any) -> None:
+        if event == "call":
+            hit = self.codes.get(frame.f_code)
+            if hit is not None and (not hit[1] or frame.f_lasti in hit[1]):
+                self.counts[hit[0]] += 1
 
-    return counts, restore
+
+def _code_of(obj: Any) -> types.CodeType | None:
+    """The code object behind a function, method or decorated function (None if none)."""
+    obj = getattr(obj, "__func__", obj)
+    try:
+        obj = inspect.unwrap(obj)
+    except ValueError:
+        return None
+    code = getattr(obj, "__code__", None)
+    return code if isinstance(code, types.CodeType) else None
+
+
+def _entries(code: types.CodeType) -> frozenset[int]:
+    """Offsets where a frame of `code` starts (not where a generator resumes)."""
+    if _RESUME is None:
+        return frozenset()
+    return frozenset(
+        i.offset for i in dis.get_instructions(code) if i.opcode == _RESUME and i.arg == 0
+    )
+
+
+def _trap_template(*args: Any, **kwargs: Any) -> Any:
+    # runs with the trapped function's globals: reach this module through the builtins
+    raise __import__("sys").modules["grader.sandbox.worker"]._trapped("TARGET")
+
+
+_TRAP_TARGET = "TARGET"
+_hits: list[str] = []
+
+
+def _trapped(target: str) -> ForbiddenCall:
+    if target not in _hits:
+        _hits.append(target)
+    module, _, qualname = target.partition(":")
+    return ForbiddenCall(
+        f"{module}.{qualname} may not be used here: this check wants your own implementation"
+    )
+
+
+class _Traps:
+    """Swaps the code of forbidden functions for traps, for the duration of one request."""
+
+    def __init__(self, targets: list[Any]) -> None:
+        self.targets = [str(t) for t in targets]
+        self.swapped: list[tuple[types.FunctionType, types.CodeType]] = []
+        self.fns = [(target, _resolve(target)) for target in self.targets]
+
+    def set(self) -> None:
+        _hits.clear()
+        for target, fn in self.fns:
+            original = fn.__code__
+            consts = tuple(
+                target if c == _TRAP_TARGET else c for c in _trap_template.__code__.co_consts
+            )
+            trap = _trap_template.__code__.replace(
+                co_consts=consts, co_name=original.co_name, co_qualname=original.co_qualname
+            )
+            fn.__code__ = trap
+            self.swapped.append((fn, original))
+
+    def unset(self) -> None:
+        for fn, original in reversed(self.swapped):
+            fn.__code__ = original
+        self.swapped.clear()
+
+    def hits(self) -> list[str]:
+        return [t for t in self.targets if t in _hits]
+
+
+def _resolve(target: str) -> types.FunctionType:
+    """The Python function named by ``"module:qualname"``."""
+    module_name, _, qualname = target.partition(":")
+    if not module_name or not qualname:
+        raise codec.CodecError(f"forbid target {target!r} is not 'module:qualname'")
+    obj: Any = importlib.import_module(module_name)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    obj = getattr(obj, "__func__", obj)
+    try:
+        obj = inspect.unwrap(obj)
+    except ValueError:
+        pass
+    if not isinstance(obj, types.FunctionType) or obj.__closure__:
+        raise codec.CodecError(f"cannot forbid {target!r}: not a plain Python function")
+    return obj

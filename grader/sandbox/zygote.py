@@ -2,11 +2,13 @@
 
 Started once per grading run with numpy and the framework already imported, so a child
 costs a fork (about a millisecond) instead of a fresh interpreter. It listens on a Unix
-socket (fd given on the command line) for two commands:
+stream socket (fd given on the command line) for two commands, each a JSON frame of
+`protocol` (a ``{"ready": true}`` frame says it is warm):
 
-- ``spawn``: receives a socket and a pipe (SCM_RIGHTS), forks; the child moves into its own
-  process group, points fds 1 and 2 at the pipe, applies resource limits and serves calls
-  for one student module (`grader.sandbox.worker.serve`). Replies with the child's pid.
+- ``spawn``: receives a socket and a pipe (SCM_RIGHTS, sent with the frame), forks; the
+  child moves into its own process group, points fds 1 and 2 at the pipe, applies resource
+  limits and serves calls for one student module (`grader.sandbox.worker.serve`). Replies
+  with the child's pid.
 - ``reap``: waits for a child and replies with how it ended.
 
 It never runs student code itself.
@@ -14,25 +16,15 @@ It never runs student code itself.
 
 from __future__ import annotations
 
-import json
 import os
-import resource
 import signal
 import socket
 import sys
+from collections import deque
+from typing import Any
 
-_CHILD_LIMITS = {
-    "nofile": 256,
-}
-
-
-def _vm_bytes() -> int:
-    try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    except OSError:
-        return 0
-
+from grader.sandbox.limits import apply_child_limits, children_of
+from grader.sandbox.protocol import CONTROL_FRAME, FrameReader, parse_json, send_json
 
 _PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 
@@ -48,24 +40,10 @@ def _become_subreaper() -> None:
         pass  # not Linux: a descendant that leaves its group outlives the run
 
 
-def _children_of(pid: int) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            if ppid == pid:
-                found.append(int(entry))
-    return found
-
-
 def _end_descendants() -> None:
     """Kill and reap every process this one parents: children and adopted orphans."""
     for _ in range(20):  # killing one can hand us its own children
-        pids = _children_of(os.getpid())
+        pids = children_of(os.getpid())
         if not pids:
             return
         for pid in pids:
@@ -80,8 +58,9 @@ def _end_descendants() -> None:
                 pass
 
 
-def _child(conn: socket.socket, out_fd: int, student: str, mem_bytes: int, workdir: str) -> None:
+def _child(conn: socket.socket, out_fd: int, cmd: dict[str, Any]) -> None:
     os.setpgid(0, 0)
+    workdir = str(cmd.get("cwd") or "")
     if workdir:
         os.chdir(workdir)  # files the student's code writes land in the run's scratch folder
         os.environ["TMPDIR"] = workdir
@@ -93,20 +72,43 @@ def _child(conn: socket.socket, out_fd: int, student: str, mem_bytes: int, workd
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
-    limits = [(resource.RLIMIT_CORE, 0)]
-    if mem_bytes > 0:
-        limits.append((resource.RLIMIT_AS, _vm_bytes() + mem_bytes))
-    for which, value in limits:
-        try:
-            resource.setrlimit(which, (value, value))
-        except (OSError, ValueError):  # not enforceable on this system (macOS ignores AS)
-            pass
+    apply_child_limits(int(cmd.get("mem") or 0))
     from grader.sandbox.worker import serve
 
     try:
-        serve(conn, student)
+        serve(
+            conn,
+            str(cmd["student"]),
+            gen=int(cmd.get("gen") or 0),
+            traceback_path=str(cmd.get("traceback") or ""),
+        )
     finally:
         os._exit(0)
+
+
+class _Commands:
+    """Reads command frames and the descriptors sent with them (kept in arrival order)."""
+
+    def __init__(self, ctl: socket.socket) -> None:
+        self.ctl = ctl
+        self.reader = FrameReader(CONTROL_FRAME)
+        self.fds: deque[int] = deque()
+
+    def next(self) -> dict[str, Any] | None:
+        """The next command, or None when the grader has gone."""
+        while True:
+            data, fds, _, _ = socket.recv_fds(self.ctl, self.reader.wanted(), 8)
+            self.fds.extend(fds)
+            if not data:
+                return None
+            frame = self.reader.feed(data)
+            if frame is not None:
+                return parse_json(frame)
+
+    def take_fds(self, n: int) -> list[int]:
+        if len(self.fds) < n:
+            raise EOFError("a command arrived without its descriptors")
+        return [self.fds.popleft() for _ in range(n)]
 
 
 def main() -> None:
@@ -120,37 +122,37 @@ def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _become_subreaper()
     statuses: dict[int, int] = {}
-    ctl.sendall(b'{"ready": true}')
+    commands = _Commands(ctl)
+    send_json(ctl, {"ready": True})
     while True:
-        msg, fds, _, _ = socket.recv_fds(ctl, 65536, 4)
-        if not msg:
+        cmd = commands.next()
+        if cmd is None:
             _end_descendants()
             os._exit(0)  # nothing to flush; skip interpreter teardown
-        cmd = json.loads(msg)
-        if cmd["op"] == "spawn":
-            conn_fd, out_fd = fds
+        if cmd.get("op") == "spawn":
+            conn_fd, out_fd = commands.take_fds(2)
             pid = os.fork()
             if pid == 0:
                 ctl.close()
-                _child(
-                    socket.socket(fileno=conn_fd), out_fd, cmd["student"], cmd["mem"], cmd["cwd"]
-                )
+                for fd in commands.fds:  # another child's, if any arrived early
+                    os.close(fd)
+                _child(socket.socket(fileno=conn_fd), out_fd, cmd)
             try:
                 os.setpgid(pid, pid)
             except OSError:
                 pass
             os.close(conn_fd)
             os.close(out_fd)
-            ctl.sendall(json.dumps({"pid": pid}).encode())
-        elif cmd["op"] == "reap":
-            pid = cmd["pid"]
+            send_json(ctl, {"pid": pid})
+        elif cmd.get("op") == "reap":
+            pid = int(cmd["pid"])
             status = statuses.pop(pid, None)
             if status is None:
                 try:
                     _, status = os.waitpid(pid, 0)
                 except ChildProcessError:
                     status = -1
-            ctl.sendall(json.dumps({"status": status}).encode())
+            send_json(ctl, {"status": status})
         # collect any other finished children so no zombie lingers
         while True:
             try:
@@ -165,6 +167,6 @@ def main() -> None:
 if __name__ == "__main__":
     try:
         main()
-    except (OSError, EOFError, KeyboardInterrupt):
+    except (OSError, EOFError, ValueError, KeyboardInterrupt):
         _end_descendants()
         os._exit(0)  # the grader went away: nothing left to serve

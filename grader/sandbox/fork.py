@@ -1,0 +1,163 @@
+"""The fork backend: children forked from a pre-warmed zygote (see `zygote.py`).
+
+One zygote per grading run imports numpy and the framework once; a child then costs a fork
+(about a millisecond). One spare child per student module is always being forked ahead, so
+the next child is ready when a session needs one. The control channel is a stream socket
+carrying `protocol` frames of JSON, with the child's socket and output pipe passed as
+SCM_RIGHTS descriptors alongside a ``spawn`` command.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import struct
+import subprocess
+from collections.abc import Callable
+from typing import Any
+
+from grader.codec import CodecError
+from grader.sandbox.channel import Child, PipeOutput
+from grader.sandbox.launch import launch, take_prestarted
+from grader.sandbox.limits import SandboxError, kill_group
+from grader.sandbox.protocol import recv_json, send_json
+
+__all__ = ["ForkBackend"]
+
+_START_TIMEOUT = 60.0
+_REPLY_TIMEOUT = 30.0
+
+
+class ForkBackend:
+    """A zygote and its children; `setup(student)` gives each child's spawn command."""
+
+    name = "fork"
+
+    def __init__(self, setup: Callable[[str], dict[str, Any]]) -> None:
+        self._setup = setup
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._ctl: socket.socket | None = None
+        self._ready = False
+        self._spare: dict[str, list[Child]] = {}
+        self._pending: list[tuple[str, socket.socket, int, dict[str, Any]]] = []
+
+    def start(self) -> None:
+        """Start the zygote without waiting for it (it warms up in parallel)."""
+        if self._proc is not None:
+            return
+        zygote = take_prestarted(self.name)
+        self._proc, self._ctl = zygote if isinstance(zygote, tuple) else launch()
+        self._ready = False
+
+    def _wait_ready(self) -> socket.socket:
+        if self._proc is None or self._proc.poll() is not None:
+            self._proc = None
+            self.start()
+        assert self._ctl is not None
+        if not self._ready:
+            try:
+                self._ctl.settimeout(_START_TIMEOUT)
+                ready = recv_json(self._ctl).get("ready")
+            except (OSError, EOFError, CodecError):
+                ready = False
+            if ready is not True:
+                self.close()
+                raise SandboxError("the sandbox server failed to start")
+            self._ready = True
+        return self._ctl
+
+    def _reply(self, op: str) -> dict[str, Any]:
+        assert self._ctl is not None
+        try:
+            self._ctl.settimeout(_REPLY_TIMEOUT)
+            return recv_json(self._ctl)
+        except (OSError, EOFError, CodecError):
+            raise SandboxError(f"the sandbox server did not answer {op!r}") from None
+
+    def spawn(self, student_path: str) -> Child:
+        """A child for `student_path`: the pre-forked spare if there is one, else a new one.
+
+        The next spare's fork is requested right away but its reply is read only when it is
+        needed, so the fork and the child's import overlap the caller's work.
+        """
+        if not self._spare.get(student_path) and not any(
+            p == student_path for p, _, _, _ in self._pending
+        ):
+            self._fork_async(student_path)
+        self._collect()
+        child = self._spare[student_path].pop(0)
+        self._fork_async(student_path)
+        return child
+
+    def _fork_async(self, student_path: str) -> None:
+        ctl = self._wait_ready()
+        conn_parent, conn_child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        out_r, out_w = os.pipe()
+        setup = self._setup(student_path)
+        frame = json.dumps({"op": "spawn", **setup}).encode()
+        try:
+            ctl.settimeout(_REPLY_TIMEOUT)
+            socket.send_fds(
+                ctl, [struct.pack("<Q", len(frame)), frame], [conn_child.fileno(), out_w]
+            )
+        except OSError:
+            conn_parent.close()
+            os.close(out_r)
+            self.close()
+            raise SandboxError("the sandbox server is gone") from None
+        finally:
+            conn_child.close()
+            os.close(out_w)
+        self._pending.append((student_path, conn_parent, out_r, setup))
+
+    def _collect(self) -> None:
+        """Read the replies of spawn requests sent earlier, in order."""
+        while self._pending and self._ctl is not None:
+            path, conn, out, setup = self._pending.pop(0)
+            try:
+                pid = int(self._reply("spawn")["pid"])
+            except (SandboxError, KeyError, TypeError, ValueError):
+                conn.close()
+                os.close(out)
+                self.close()
+                raise SandboxError("the sandbox server did not answer 'spawn'") from None
+            child = Child(pid, conn, PipeOutput(out), int(setup["gen"]), setup["traceback"])
+            self._spare.setdefault(path, []).append(child)
+
+    def reap(self, child: Child) -> int | None:
+        """How the child ended (a wait status), or None if the zygote can't tell."""
+        try:
+            self._collect()
+            send_json(self._wait_ready(), {"op": "reap", "pid": child.pid})
+            return int(self._reply("reap")["status"])
+        except (SandboxError, OSError, KeyError, TypeError, ValueError):
+            self.close()
+            return None
+
+    def close(self) -> None:
+        """Stop the zygote and any spare child (other children are ended by their sessions).
+
+        The zygote ends every process it forked once its control socket closes, spares
+        whose fork reply was never read included.
+        """
+        for spares in self._spare.values():
+            for child in spares:
+                kill_group(child.pid)
+                child.release()
+        self._spare.clear()
+        for _, conn, out, _ in self._pending:
+            conn.close()
+            os.close(out)
+        self._pending.clear()
+        if self._ctl is not None:
+            self._ctl.close()
+            self._ctl = None
+        if self._proc is not None:
+            try:
+                self._proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+            self._proc = None
+        self._ready = False

@@ -1,0 +1,186 @@
+"""What a sandbox child may use, how a child is ended, and what this OS can enforce.
+
+A leaf module (standard library only): the grader's side (`client`, `session`, the
+backends) and the child's side (`zygote`, `child`) both import it, and nothing here imports
+them back.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from dataclasses import dataclass
+
+__all__ = [
+    "DEFAULT_LIMITS",
+    "Limits",
+    "SandboxError",
+    "apply_child_limits",
+    "children_of",
+    "kill_group",
+    "kill_tree",
+    "memory_support",
+    "vm_bytes",
+]
+
+
+class SandboxError(RuntimeError):
+    """The sandbox machinery itself failed (not the student's code)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Limits of a grading run.
+
+    `timeout`: seconds per call (a test may ask for more); `memory`: bytes of address
+    space a child may add to what it had after importing numpy and the framework;
+    `output`: bytes of stdout+stderr kept per call (more is an overflow); `deadline`:
+    seconds for the whole run, after which every call fails at once as a timeout.
+    """
+
+    timeout: float = 5.0
+    memory: int = 2 * 1024**3
+    output: int = 64 * 1024
+    deadline: float = 120.0
+
+
+DEFAULT_LIMITS = Limits()
+
+
+def kill_group(pid: int) -> None:
+    """SIGKILL process `pid` and the process group it leads (POSIX; a no-op elsewhere)."""
+    sigkill = getattr(signal, "SIGKILL", None)
+    if sigkill is None:  # Windows: the spawn backend ends its Popen itself
+        return
+    for kill in (getattr(os, "killpg", None), os.kill):
+        if kill is None:
+            continue
+        try:
+            kill(pid, sigkill)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def _parents() -> dict[int, int]:
+    """pid -> parent pid of every process, from /proc ({} where there is none)."""
+    found: dict[int, int] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    found[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    return found
+
+
+def children_of(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (Linux /proc; [] elsewhere).
+
+    Reads /proc/PID/task/*/children, which costs only the size of the answer; scans every
+    process where the kernel lacks it.
+    """
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    found: list[int] = []
+    try:
+        for task in tasks:
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                found += [int(c) for c in f.read().split()]
+    except FileNotFoundError:
+        if not os.path.exists(f"/proc/{pid}/task/{task}/children"):
+            return [child for child, parent in _parents().items() if parent == pid]
+    except (OSError, ValueError):
+        pass
+    return found
+
+
+def kill_tree(pid: int) -> None:
+    """SIGKILL `pid`, its process group and all its descendants, even ones in a new session.
+
+    Descendants are found through /proc (Linux) while `pid` still lives; each is stopped
+    first so that none can fork again before the whole tree is killed.
+    """
+    sigstop = getattr(signal, "SIGSTOP", None)
+    if sigstop is not None and os.path.isdir("/proc"):
+        stopped: set[int] = set()
+        for _ in range(20):
+            tree, frontier = set(), [pid]
+            while frontier:
+                for child in children_of(frontier.pop()):
+                    if child not in tree:
+                        tree.add(child)
+                        frontier.append(child)
+            fresh = tree - stopped
+            if not fresh:
+                break
+            for p in fresh:
+                try:
+                    os.kill(p, sigstop)
+                except OSError:
+                    pass
+            stopped |= fresh
+        for p in stopped:
+            kill_group(p)
+    kill_group(pid)
+
+
+def memory_support() -> tuple[bool, str]:
+    """Whether a child's address space can be capped here, and if not, why (one line)."""
+    if sys.platform == "win32":
+        return False, "Windows has no RLIMIT_AS: memory use is not limited"
+    if sys.platform == "darwin":
+        return False, "macOS does not enforce RLIMIT_AS: memory use is not limited"
+    try:
+        import resource
+    except ImportError:
+        return False, "no resource module on this system: memory use is not limited"
+    if not hasattr(resource, "RLIMIT_AS"):
+        return False, "this system has no RLIMIT_AS: memory use is not limited"
+    try:  # a no-op set: fails where the call itself is refused (seccomp, some containers)
+        resource.setrlimit(resource.RLIMIT_AS, resource.getrlimit(resource.RLIMIT_AS))
+    except (OSError, ValueError) as e:
+        return False, f"setrlimit(RLIMIT_AS) is refused here ({e}): memory use is not limited"
+    return True, ""
+
+
+def vm_bytes() -> int:
+    """This process's current address-space size in bytes (0 where it can't be read)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, AttributeError):
+        return 0
+
+
+def apply_child_limits(mem_bytes: int) -> bool:
+    """Cap core dumps and (if `mem_bytes` > 0) the address space of this child process.
+
+    Returns whether the memory cap is in force. Limits this OS refuses are skipped.
+    """
+    try:
+        import resource
+    except ImportError:  # Windows
+        return False
+    wanted: list[tuple[int, int]] = [(resource.RLIMIT_CORE, 0)]
+    as_limit = getattr(resource, "RLIMIT_AS", None)
+    if mem_bytes > 0 and as_limit is not None and sys.platform != "darwin":
+        wanted.append((as_limit, vm_bytes() + mem_bytes))
+    capped = False
+    for which, value in wanted:
+        try:
+            _, hard = resource.getrlimit(which)
+            if hard != resource.RLIM_INFINITY:
+                value = min(value, hard)
+            resource.setrlimit(which, (value, value))
+            capped = capped or which == as_limit
+        except (OSError, ValueError):  # not enforceable on this system
+            pass
+    return capped
