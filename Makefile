@@ -14,12 +14,16 @@ LINTED := framework grader tests bench labs solutions
 .PHONY: setup test check lint typecheck pytest bench handouts clean
 
 setup: $(STAMP)
+	@:
 
+# The first run takes 15-30 s: say so, and let the installer show its progress.
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "miniLLM lab needs Python >= 3.11, found " + sys.version.split()[0])'
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,dev]'
+	@echo "setting up $(VENV) (first run only) ..."
+	@$(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install --disable-pip-version-check -e '.[test,dev]'
 	@touch $(STAMP)
+	@echo "$(VENV) is ready"
 
 test: $(STAMP)
 	@$(BIN)/minillm verify $(LAB)
