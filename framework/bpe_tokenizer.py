@@ -218,7 +218,7 @@ class BPETokenizer(Tokenizer):
         return bpe_vocab.fingerprint(self._merges)
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the vocabulary file (JSON, one ``[first, second, "text"]`` per merge)."""
+        """Write the vocabulary file (JSON, one ``[id, first, second, "text"]`` per merge)."""
         bpe_vocab.write_vocab(path, self._merges)
 
     @classmethod

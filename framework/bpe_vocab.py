@@ -7,7 +7,7 @@ every id, its readable text, a content hash, and reads and writes the vocabulary
 
 The file is UTF-8 JSON meant to be read by people: a header (format, version, type,
 vocab size, fingerprint, the special ids) and one merge per line,
-``[first, second, "text"]``, where text shows the merged token (valid UTF-8 as itself,
+``[id, first, second, "text"]``, where text shows the merged token (valid UTF-8 as itself,
 other bytes as ``\\xNN``, ``\\n`` and ``\\\\`` escaped). `read_vocab` refuses anything that
 is not exactly such a file: bad JSON, another format or a newer version, a merge whose
 text does not match its ids, a wrong vocab size or fingerprint, or a vocabulary other
@@ -55,6 +55,7 @@ TAG_IDS = {tag: TAG_BASE + k for k, tag in enumerate(CHAT_TAGS)}
 FIRST_MERGE_ID = TAG_BASE + len(CHAT_TAGS)  # 264
 SPECIAL_IDS = {**{s: k for k, s in enumerate(SPECIAL_TOKENS)}, **TAG_IDS}
 _FORMAT, _VERSION, _TYPE = "minillm-tokenizer", 1, "bpe"
+_ROWS = "[id, first, second, text]: id joins first and second; in rank order"
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
 
 
@@ -130,11 +131,12 @@ def write_vocab(path: str | os.PathLike[str], merges: list[Pair]) -> None:
         "fingerprint": fingerprint(merges),
         "specials": SPECIAL_IDS,
         "bytes": f"ids {NUM_SPECIAL}-{TAG_BASE - 1} are the bytes 0-255: id = byte + 4",
-        "merges_start_at": FIRST_MERGE_ID,
+        "merge_rows": _ROWS,
     }
     lines = [f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}," for k, v in head.items()]
     rows = [
-        json.dumps([a, b, s], ensure_ascii=False) for (a, b), s in zip(merges, texts, strict=True)
+        json.dumps([FIRST_MERGE_ID + k, a, b, s], ensure_ascii=False)
+        for k, ((a, b), s) in enumerate(zip(merges, texts, strict=True))
     ]
     body = ",\n".join(f"  {r}" for r in rows)
     text = "{\n" + "\n".join(lines) + '\n "merges": [\n' + body + ("\n" if rows else "") + " ]\n}\n"
@@ -162,7 +164,7 @@ def _parse(path: str | os.PathLike[str], where: str) -> dict[str, Any]:
     if type(version) is int and version > _VERSION:
         raise ValueError(f"{where}: version {version} is newer than this program reads (1)")
     fixed = {"version": _VERSION, "type": _TYPE, "specials": SPECIAL_IDS}
-    for key, want in {**fixed, "merges_start_at": FIRST_MERGE_ID}.items():
+    for key, want in {**fixed, "merge_rows": _ROWS}.items():
         _field(doc, key, want, where)
     return doc
 
@@ -185,15 +187,19 @@ def read_vocab(path: str | os.PathLike[str], expected_fingerprint: str | None = 
     if not isinstance(rows, list):
         raise ValueError(f"{where}: field 'merges' must be a list, got {rows!r:.60}")
     for k, row in enumerate(rows):
-        if not (isinstance(row, list) and len(row) == 3 and isinstance(row[2], str)):
-            raise ValueError(f"{where}: merges[{k}] must be [first, second, text], got {row!r}")
+        if not (isinstance(row, list) and len(row) == 4 and isinstance(row[3], str)):
+            raise ValueError(f"{where}: merges[{k}] must be [id, first, second, text], got {row!r}")
+        if row[0] != FIRST_MERGE_ID + k or type(row[0]) is not int:
+            raise ValueError(
+                f"{where}: merges[{k}] must make id {FIRST_MERGE_ID + k}, not {row[0]!r}"
+            )
     try:
-        merges = check_merges(row[:2] for row in rows)
+        merges = check_merges(row[1:3] for row in rows)
     except (TypeError, ValueError) as e:
         raise ValueError(f"{where}: {e}") from None
     for k, (row, data) in enumerate(zip(rows, id_bytes(merges)[FIRST_MERGE_ID:], strict=True)):
-        if row[2] != show(data):
-            raise ValueError(f"{where}: merges[{k}] text must be {show(data)!r}, got {row[2]!r}")
+        if row[3] != show(data):
+            raise ValueError(f"{where}: merges[{k}] text must be {show(data)!r}, got {row[3]!r}")
     _field(doc, "vocab_size", FIRST_MERGE_ID + len(merges), where)
     _field(doc, "fingerprint", fingerprint(merges), where)
     if expected_fingerprint is not None and fingerprint(merges) != expected_fingerprint:
