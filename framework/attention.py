@@ -29,6 +29,7 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -65,18 +66,18 @@ def create_causal_mask(seq_len: int) -> Tensor:
     return tensor_from(np.where(upper, MASK_VALUE, 0.0))  # (S, S)
 
 
+@lru_cache(maxsize=64)
 def causal_mask_array(num_queries: int, num_keys: int, dtype: Any = np.float32) -> Array:
-    """Additive mask [S, T] for S queries at the last S of T positions (j > T−S+i blocked)."""
-    blocked = np.triu(np.ones((num_queries, num_keys), dtype=bool), k=num_keys - num_queries + 1)
-    return np.where(blocked, MASK_VALUE, 0.0).astype(dtype)  # (S, T)
+    """Additive mask [S, T] for S queries at the last S of T positions (j > T−S+i blocked).
 
-
-def _softmax_rows_(scores: Array) -> Array:
-    """In place: softmax over the last axis (max subtracted first); returns `scores`."""
-    scores -= scores.max(axis=-1, keepdims=True)
-    np.exp(scores, out=scores)
-    scores /= scores.sum(axis=-1, keepdims=True)
-    return scores
+    Cached and read-only: the same mask serves every layer and every call. It is the
+    transposed view of a contiguous key-major [T, S] array, the layout `_attend` adds.
+    """
+    s, t = num_queries, num_keys
+    blocked = np.tril(np.ones((t, s), dtype=bool), k=-(t - s + 1))  # (T, S): key j > T−S+i
+    mask_t = np.where(blocked, MASK_VALUE, 0.0).astype(dtype)  # (T, S)
+    mask_t.flags.writeable = False
+    return mask_t.T  # (S, T) view
 
 
 def _heads(x: Array, num_heads: int) -> Array:
@@ -91,14 +92,34 @@ def _merge(x: Array) -> Array:
     return np.swapaxes(x, -3, -2).reshape(*lead, t, nh * hd)
 
 
+def _attend(q: Array, k: Array, v: Array, mask: Array | None) -> tuple[Array, Array]:
+    """Softmax attention of scaled queries q [..., S, hd] over keys/values [..., T, hd].
+
+    Scores are built key-major ([..., T, S]: one column per query), because numpy reduces
+    over the second-to-last axis two to three times faster than over the last one.
+
+    Returns:
+        (context [..., S, hd], probs_t [..., T, S] = softmax weights, transposed).
+    """
+    probs_t = k @ np.swapaxes(q, -1, -2)  # (..., T, S)
+    if mask is not None:
+        probs_t += np.swapaxes(mask, -1, -2)
+    probs_t -= probs_t.max(axis=-2, keepdims=True)  # max subtraction: exp never overflows
+    np.exp(probs_t, out=probs_t)
+    probs_t /= np.ones((1, k.shape[-2]), k.dtype) @ probs_t  # (..., 1, S) column sums
+    return np.swapaxes(probs_t, -1, -2) @ v, probs_t  # (..., S, hd)
+
+
 @dataclass
 class AttentionActivations:
     """What the backward pass needs from one attention forward.
 
     Attributes:
         x: the input, [..., T, H].
-        q, k, v: per-head projections, [..., n_head, T, hd].
-        probs: softmax weights, [..., n_head, T, T].
+        q: per-head queries already multiplied by scale = 1/√hd, [..., n_head, T, hd].
+        k, v: per-head keys and values, [..., n_head, T, hd].
+        probs_t: softmax weights, key-major (probs_t[..., j, i] is query i's weight on
+            key j), [..., n_head, T, T].
         context: the heads' outputs concatenated, [..., T, H] (before W_o).
     """
 
@@ -106,7 +127,7 @@ class AttentionActivations:
     q: Array
     k: Array
     v: Array
-    probs: Array
+    probs_t: Array
     context: Array
 
 
@@ -120,21 +141,16 @@ def attention_forward(
         w_qkv: [W_q | W_k | W_v] side by side, [H, 3H].
         w_o: output projection [H, H].
         num_heads: n_head; hd = H / n_head, scale = 1/√hd.
-        mask: additive mask broadcastable to [..., T, T], or None.
+        mask: additive mask broadcastable to [..., T, T] (query-major), or None.
     """
     h = w_o.shape[0]
-    hd = h // num_heads
     qkv = x @ w_qkv  # (..., T, 3H)
-    q = _heads(qkv[..., :h], num_heads)  # (..., n_head, T, hd)
+    q = _heads(qkv[..., :h], num_heads) * x.dtype.type(1.0 / np.sqrt(h // num_heads))
     k = _heads(qkv[..., h : 2 * h], num_heads)  # (..., n_head, T, hd)
     v = _heads(qkv[..., 2 * h :], num_heads)  # (..., n_head, T, hd)
-    scores = q @ np.swapaxes(k, -1, -2)  # (..., n_head, T, T)
-    scores *= x.dtype.type(1.0 / np.sqrt(hd))
-    if mask is not None:
-        scores += mask
-    probs = _softmax_rows_(scores)  # (..., n_head, T, T)
-    context = _merge(probs @ v)  # (..., T, H)
-    return context @ w_o, AttentionActivations(x, q, k, v, probs, context)
+    ctx, probs_t = _attend(q, k, v, mask)  # (..., n_head, T, hd)
+    context = _merge(ctx)  # (..., T, H)
+    return context @ w_o, AttentionActivations(x, q, k, v, probs_t, context)
 
 
 def attention_backward(
@@ -146,17 +162,16 @@ def attention_backward(
         (dx [..., T, H], dw_qkv [H, 3H], dw_o [H, H]), summed over all rows.
     """
     h = w_o.shape[0]
-    nh, hd = act.q.shape[-3], act.q.shape[-1]
-    scale = act.x.dtype.type(1.0 / np.sqrt(hd))
+    nh, t, hd = act.q.shape[-3:]
     dw_o = act.context.reshape(-1, h).T @ dy.reshape(-1, h)  # (H, H)
     dctx = _heads(dy @ w_o.T, nh)  # (..., n_head, T, hd)
-    dprobs = dctx @ np.swapaxes(act.v, -1, -2)  # (..., n_head, T, T)
-    dv = np.swapaxes(act.probs, -1, -2) @ dctx  # (..., n_head, T, hd)
-    dscores = dprobs - np.einsum("...ij,...ij->...i", dprobs, act.probs)[..., None]
-    dscores *= act.probs  # (..., n_head, T, T)
-    dscores *= scale
-    dq = dscores @ act.k  # (..., n_head, T, hd)
-    dk = np.swapaxes(dscores, -1, -2) @ act.q  # (..., n_head, T, hd)
+    dv = act.probs_t @ dctx  # (..., n_head, T, hd)
+    dscores_t = act.v @ np.swapaxes(dctx, -1, -2)  # (..., n_head, T, T) = dprobs, key-major
+    dscores_t -= np.ones((1, t), dy.dtype) @ (dscores_t * act.probs_t)  # (..., 1, T) sums
+    dscores_t *= act.probs_t  # softmax backward
+    dq = np.swapaxes(dscores_t, -1, -2) @ act.k  # (..., n_head, T, hd)
+    dq *= dy.dtype.type(1.0 / np.sqrt(hd))
+    dk = dscores_t @ act.q  # (..., n_head, T, hd); q is already scaled
     dqkv = np.concatenate([_merge(dq), _merge(dk), _merge(dv)], axis=-1)  # (..., T, 3H)
     dw_qkv = act.x.reshape(-1, h).T @ dqkv.reshape(-1, 3 * h)  # (H, 3H)
     return dqkv @ w_qkv.T, dw_qkv, dw_o
@@ -184,15 +199,12 @@ def attention_forward_kv(
     qkv = x @ w_qkv  # (S, 3H)
     keys[start:end] = qkv[:, h : 2 * h]
     values[start:end] = qkv[:, 2 * h :]
-    q = _heads(qkv[:, :h], num_heads)  # (n_head, S, hd)
+    q = _heads(qkv[:, :h], num_heads) * x.dtype.type(1.0 / np.sqrt(h // num_heads))
     k = _heads(keys[:end], num_heads)  # (n_head, T, hd)
     v = _heads(values[:end], num_heads)  # (n_head, T, hd)
-    scores = q @ np.swapaxes(k, -1, -2)  # (n_head, S, T)
-    scores *= x.dtype.type(1.0 / np.sqrt(h // num_heads))
-    if s > 1:
-        scores += causal_mask_array(s, end, x.dtype)
-    context = _merge(_softmax_rows_(scores) @ v)  # (S, H)
-    return context @ w_o
+    mask = causal_mask_array(s, end, x.dtype) if s > 1 else None  # (S, T)
+    ctx, _ = _attend(q, k, v, mask)  # (n_head, S, hd)
+    return _merge(ctx) @ w_o
 
 
 class MultiHeadAttention(Module):

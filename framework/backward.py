@@ -48,6 +48,7 @@ from framework.transformer import (
     TransformerBlock,
     block_backward,
     block_forward,
+    block_output,
 )
 
 __all__ = [
@@ -56,6 +57,7 @@ __all__ = [
     "check_batch_ids",
     "gpt_backward",
     "gpt_forward",
+    "gpt_logits",
     "parameter_shapes",
 ]
 
@@ -149,11 +151,27 @@ class GPTActivations:
     final_out: Array
 
 
+def _embed(w: GPTWeights, ids: NDArray[np.integer[Any]], start_pos: int = 0) -> Array:
+    t = ids.shape[-1]
+    x: Array = w.token_embedding[ids]  # (B, T, H)
+    x += w.position_embedding[start_pos : start_pos + t]
+    return x
+
+
+def gpt_logits(w: GPTWeights, ids: NDArray[np.integer[Any]], start_pos: int = 0) -> Array:
+    """Logits [B, T, V] for validated ids [B, T] at positions start_pos…, keeping nothing."""
+    x = _embed(w, ids, start_pos)  # (B, T, H)
+    mask = causal_mask_array(ids.shape[-1], ids.shape[-1], x.dtype)  # (T, T)
+    for bw in w.blocks:
+        x = block_output(x, bw, mask)  # (B, T, H)
+    out, _ = layernorm_forward(x, w.final_gamma, w.final_beta, w.eps)  # (B, T, H)
+    return out @ w.lm_head
+
+
 def gpt_forward(w: GPTWeights, ids: NDArray[np.integer[Any]]) -> tuple[Array, GPTActivations]:
     """Logits for a batch of already-validated ids [B, T]; returns (logits [B, T, V], acts)."""
     t = ids.shape[1]
-    x = w.token_embedding[ids]  # (B, T, H)
-    x += w.position_embedding[:t]
+    x = _embed(w, ids)  # (B, T, H)
     mask = causal_mask_array(t, t, x.dtype)  # (T, T)
     block_acts = []
     for bw in w.blocks:

@@ -49,12 +49,11 @@ def gelu_tanh(u: Array) -> Array:
         >>> gelu_tanh(np.array([0.0])).tolist()
         [0.0]
     """
-    c, a = u.dtype.type(GELU_C), u.dtype.type(GELU_A)
+    c, ca = u.dtype.type(GELU_C), u.dtype.type(GELU_C * GELU_A)
     t = np.multiply(u, u, out=np.empty_like(u))  # (…), an array even for 0-d input
-    t *= a
-    t += 1
-    t *= u
-    t *= c
+    t *= ca
+    t += c
+    t *= u  # c·(u + a·u³)
     np.tanh(t, out=t)
     t += 1
     t *= u
@@ -69,10 +68,23 @@ def gelu_tanh_grad(u: Array) -> Array:
         >>> float(gelu_tanh_grad(np.array(0.0)))
         0.5
     """
-    c, a = u.dtype.type(GELU_C), u.dtype.type(GELU_A)
-    u2 = u * u  # (…)
-    t = np.tanh(c * u * (1 + a * u2))  # (…)
-    return 0.5 * (1 + t) + 0.5 * u * (1 - t * t) * c * (1 + 3 * a * u2)  # type: ignore[no-any-return]
+    c, ca, c3a = (u.dtype.type(v) for v in (GELU_C, GELU_C * GELU_A, 3 * GELU_C * GELU_A))
+    # = ½(1 + t)·(1 + u·c·(1 + 3a·u²)·(1 − t)), since 1 − t² = (1 − t)(1 + t); two buffers
+    t = np.multiply(u, u, out=np.empty_like(u))  # (…) u²
+    g: Array = t * c3a  # (…)
+    g += c
+    g *= u  # u·c·(1 + 3a·u²)
+    t *= ca
+    t += c
+    t *= u
+    np.tanh(t, out=t)  # t = tanh(c·(u + a·u³))
+    t -= 1
+    g *= t  # −u·c·(1 + 3a·u²)·(1 − t)
+    g -= 1
+    t += 2  # 1 + t
+    g *= t
+    g *= -0.5
+    return g
 
 
 @dataclass

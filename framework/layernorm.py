@@ -54,6 +54,12 @@ class LayerNormActivations:
     inv_std: Array
 
 
+def _row_mean_vector(x: Array) -> Array:
+    """[H, 1] column of 1/H: `rows @ it` is the row mean, as one fast matrix product."""
+    h = x.shape[-1]
+    return np.full((h, 1), 1.0 / h, dtype=x.dtype)
+
+
 def layernorm_forward(
     x: Array, gamma: Array, beta: Array, eps: float = LN_EPS
 ) -> tuple[Array, LayerNormActivations]:
@@ -66,11 +72,13 @@ def layernorm_forward(
         >>> y.round(3).tolist()
         [[-1.0, 1.0]]
     """
-    mean = x.mean(axis=-1, keepdims=True)  # (..., 1)
-    xc = x - mean  # (..., H)
-    var = np.einsum("...i,...i->...", xc, xc)[..., None] / x.shape[-1]  # (..., 1)
-    inv_std = 1.0 / np.sqrt(var + x.dtype.type(eps))  # (..., 1)
-    x_hat = xc * inv_std  # (..., H)
+    avg = _row_mean_vector(x)  # (H, 1)
+    x_hat = x - x @ avg  # (..., H) centred
+    inv_std = np.square(x_hat) @ avg  # (..., 1) population variance
+    inv_std += x.dtype.type(eps)
+    np.sqrt(inv_std, out=inv_std)
+    np.reciprocal(inv_std, out=inv_std)
+    x_hat *= inv_std  # (..., H) normalised
     y = x_hat * gamma  # (..., H)
     y += beta
     return y, LayerNormActivations(x_hat, inv_std)
@@ -91,13 +99,14 @@ def layernorm_backward(
     """
     h = dy.shape[-1]
     rows_dy = dy.reshape(-1, h)  # (N, H)
-    rows_xhat = act.x_hat.reshape(-1, h)  # (N, H)
-    dgamma = np.einsum("ni,ni->i", rows_dy, rows_xhat)  # (H,)
+    dgamma = (rows_dy * act.x_hat.reshape(-1, h)).sum(axis=0)  # (H,)
     dbeta = rows_dy.sum(axis=0)  # (H,)
+    avg = _row_mean_vector(dy)  # (H, 1)
     g = dy * gamma  # (..., H)
-    g_mean = g.mean(axis=-1, keepdims=True)  # (..., 1)
-    gx_mean = np.einsum("...i,...i->...", g, act.x_hat)[..., None] / h  # (..., 1)
-    dx = (g - g_mean - act.x_hat * gx_mean) * act.inv_std  # (..., H)
+    dx = act.x_hat * ((g * act.x_hat) @ avg)  # (..., H)
+    dx += g @ avg
+    np.subtract(g, dx, out=dx)
+    dx *= act.inv_std  # (g − mean(g) − x̂·mean(g·x̂)) / σ
     return dx, dgamma, dbeta
 
 

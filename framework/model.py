@@ -39,13 +39,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from framework.attention import attention_forward_kv, causal_mask_array
+from framework.attention import attention_forward_kv
 from framework.backward import (
     GPTActivations,
     GPTWeights,
     check_batch_ids,
     gpt_backward,
     gpt_forward,
+    gpt_logits,
     parameter_shapes,
 )
 from framework.config import ModelConfig
@@ -55,7 +56,7 @@ from framework.kv_cache import KVCache
 from framework.layernorm import LayerNorm, layernorm_forward
 from framework.module import Member, Module, array_of
 from framework.tensor import Tensor, tensor_zeros
-from framework.transformer import TransformerBlock, block_forward
+from framework.transformer import TransformerBlock
 from framework.validate import non_negative_int
 
 __all__ = [
@@ -132,29 +133,27 @@ class GPTModel(Module):
                 cache is left unchanged).
         """
         idx = self.embedding.check_ids(ids, start_pos)
-        s = idx.size
-        if kv_cache is not None:
-            self._check_cache(kv_cache, start_pos, s)
-        tok = array_of(self.embedding.token_embedding)
-        x = tok[idx]  # (S, H)
-        x += array_of(self.embedding.position_embedding)[start_pos : start_pos + s]
-        mask = causal_mask_array(s, s)  # (S, S)
-        for layer, block in enumerate(self.blocks):
-            w = block.weights()
-            if kv_cache is None:
-                x, _ = block_forward(x, w, mask)  # (S, H)
-                continue
-            a, _ = layernorm_forward(x, w.ln1_gamma, w.ln1_beta, w.eps)  # (S, H)
-            keys, values = array_of(kv_cache.k)[layer], array_of(kv_cache.v)[layer]
-            x = x + attention_forward_kv(a, w.w_qkv, w.w_o, w.num_heads, keys, values, start_pos)
-            f, _ = ffn_forward(layernorm_forward(x, w.ln2_gamma, w.ln2_beta, w.eps)[0],
-                               w.w1, w.b1, w.w2, w.b2)  # fmt: skip
-            x += f  # (S, H)
-            kv_cache.lengths[layer] = start_pos + s
-        ln = self.final_ln
-        out, _ = layernorm_forward(x, array_of(ln.gamma), array_of(ln.beta), ln.eps)  # (S, H)
-        logits = out @ array_of(self.lm_head)  # (S, V)
+        if kv_cache is None:
+            logits = gpt_logits(self.gpt_weights(), idx[None], start_pos)[0]  # (S, V)
+        else:
+            self._check_cache(kv_cache, start_pos, idx.size)
+            logits = self._forward_cached(idx, kv_cache, start_pos)  # (S, V)
         return Tensor(logits.reshape(-1), logits.shape)
+
+    def _forward_cached(self, idx: NDArray[np.int64], cache: KVCache, start_pos: int) -> Any:
+        """The forward with a checked KV cache: writes K/V rows, attends over the prefix."""
+        w = self.gpt_weights()
+        x = w.token_embedding[idx]  # (S, H)
+        x += w.position_embedding[start_pos : start_pos + idx.size]
+        for layer, bw in enumerate(w.blocks):
+            a, _ = layernorm_forward(x, bw.ln1_gamma, bw.ln1_beta, bw.eps)  # (S, H)
+            keys, values = array_of(cache.k)[layer], array_of(cache.v)[layer]  # (maxS, H)
+            x = x + attention_forward_kv(a, bw.w_qkv, bw.w_o, bw.num_heads, keys, values, start_pos)
+            b, _ = layernorm_forward(x, bw.ln2_gamma, bw.ln2_beta, bw.eps)  # (S, H)
+            x += ffn_forward(b, bw.w1, bw.b1, bw.w2, bw.b2)[0]  # (S, H)
+            cache.lengths[layer] = start_pos + idx.size
+        out, _ = layernorm_forward(x, w.final_gamma, w.final_beta, w.eps)  # (S, H)
+        return out @ w.lm_head  # (S, V)
 
     def _check_cache(self, cache: KVCache, start_pos: int, count: int) -> None:
         if not isinstance(cache, KVCache):
@@ -176,15 +175,23 @@ class GPTModel(Module):
             array_of(self.lm_head), ln.eps,
         )  # fmt: skip
 
-    def forward_batch(self, ids: Any) -> NDArray[np.float32]:
+    def forward_batch(self, ids: Any, keep_activations: bool = True) -> NDArray[np.float32]:
         """Training forward: logits [B, T, V] for ids [B, T]; keeps what `backward` needs.
+
+        Args:
+            ids: token ids [B, T], T <= max_seq_len.
+            keep_activations: False for inference: nothing is kept (faster, less memory)
+                and a following `backward` raises.
 
         Raises:
             TypeError: if `ids` is not a 2-D array of ints.
             ValueError: if it is empty, an id is out of range or T > max_seq_len.
         """
         arr = check_batch_ids(ids, self.config)
+        self._trace = None  # let the previous step's activations go first
         w = self.gpt_weights()
+        if not keep_activations:
+            return gpt_logits(w, arr)
         logits, act = gpt_forward(w, arr)
         self._trace = (act, w, logits.shape)
         return logits

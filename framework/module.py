@@ -28,7 +28,9 @@ Example:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any, ClassVar, TypeAlias
 
 import numpy as np
@@ -39,15 +41,26 @@ from framework.tensor import Tensor
 __all__ = ["Member", "Module", "array_of"]
 
 
+@lru_cache(maxsize=512)
+def _row_major(shape: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
+    """Row-major strides (in elements) and element count of `shape`."""
+    strides, size = [], 1
+    for d in reversed(shape):
+        strides.append(size)
+        size *= max(d, 1)
+    return tuple(reversed(strides)), math.prod(shape)
+
+
 def array_of(t: Tensor) -> NDArray[np.float32]:
-    """A writable numpy view of `t` (fast for the contiguous tensors parameters are).
+    """A writable numpy view of `t`; fast for the contiguous tensors parameters are.
 
     Example:
         >>> from framework.tensor import tensor_zeros
         >>> array_of(tensor_zeros((2, 3))).shape
         (2, 3)
     """
-    if t.offset == 0 and t.data.size == t.size and t.is_contiguous():
+    strides, size = _row_major(t.shape)
+    if t.offset == 0 and t.strides == strides and t.data.size == size:
         return t.data.reshape(t.shape)
     return t.numpy()
 

@@ -52,6 +52,7 @@ __all__ = [
     "TransformerBlock",
     "block_backward",
     "block_forward",
+    "block_output",
 ]
 
 Array = NDArray[Any]
@@ -106,6 +107,21 @@ def block_forward(x: Array, w: BlockWeights, mask: Array | None) -> tuple[Array,
     out, ffn = ffn_forward(b, w.w1, w.b1, w.w2, w.b2)  # (..., T, H)
     out += h
     return out, BlockActivations(ln1, attn, ln2, ffn)
+
+
+def block_output(x: Array, w: BlockWeights, mask: Array | None) -> Array:
+    """The same output as `block_forward`, keeping nothing (the inference path).
+
+    Each intermediate is dropped as soon as it is used, so the next call reuses the same
+    memory instead of touching fresh pages.
+    """
+    h = attention_forward(layernorm_forward(x, w.ln1_gamma, w.ln1_beta, w.eps)[0],
+                          w.w_qkv, w.w_o, w.num_heads, mask)[0]  # fmt: skip
+    h += x  # (..., T, H)
+    out = ffn_forward(layernorm_forward(h, w.ln2_gamma, w.ln2_beta, w.eps)[0],
+                      w.w1, w.b1, w.w2, w.b2)[0]  # fmt: skip
+    out += h  # (..., T, H)
+    return out
 
 
 def block_backward(

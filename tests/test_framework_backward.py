@@ -124,3 +124,15 @@ def test_backward_contract_errors() -> None:
 def test_forward_batch_rejects_bad_ids(ids: np.ndarray, exc: type[Exception], match: str) -> None:
     with pytest.raises(exc, match=match):
         GPTModel(TINY).forward_batch(ids)
+
+
+def test_inference_batch_keeps_nothing_and_gives_the_same_logits() -> None:
+    model = GPTModel(TINY)
+    model.load_state(random_state64(TINY, seed=8))
+    ids = np.array([[1, 2, 3, 4], [5, 6, 7, 8]])
+    kept = model.forward_batch(ids)
+    model.backward(np.ones_like(kept))  # fine after a training forward
+    light = model.forward_batch(ids, keep_activations=False)
+    np.testing.assert_array_equal(light, kept)
+    with pytest.raises(RuntimeError, match="forward_batch"):
+        model.backward(np.ones_like(kept))  # nothing was kept for it

@@ -190,3 +190,20 @@ def test_block_backward_matches_finite_differences() -> None:
     assert list(grads) == list(state)
     for name, arr in state.items():
         assert rel_err(grads[name], numeric_grad(loss, arr)) < 1e-7, name
+
+
+@pytest.mark.parametrize(("s", "t"), [(1, 1), (3, 3), (2, 5), (1, 4), (4, 9)])
+def test_causal_mask_array_blocks_later_keys_only(s: int, t: int) -> None:
+    mask = causal_mask_array(s, t)
+    want = np.where(np.arange(t)[None, :] > (t - s) + np.arange(s)[:, None], -1e9, 0.0)
+    np.testing.assert_array_equal(mask, want)
+    assert mask.dtype == np.float32 and not mask.flags.writeable  # shared: never written
+
+
+def test_block_output_equals_block_forward() -> None:
+    from framework.transformer import block_output
+
+    blk = random_block(10)
+    x = RNG(10).normal(size=(2, 7, 16)).astype(np.float32)
+    w, mask = blk.weights(), causal_mask_array(7, 7)
+    np.testing.assert_array_equal(block_output(x, w, mask), block_forward(x, w, mask)[0])
