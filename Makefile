@@ -42,6 +42,8 @@ check: lint typecheck pytest
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/model_forward.py
+	$(BIN)/python bench/model_train_step.py
 
 handouts: $(STAMP)
 	$(BIN)/python -m grader.handouts --write
