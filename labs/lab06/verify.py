@@ -38,7 +38,11 @@ def n_params(fields: tuple[int, ...]) -> int:
 
 
 def reference_state(fields: tuple[int, ...], seed: int) -> dict[str, np.ndarray]:
-    """What `model_create` must give: the framework's own init_weights(model, seed)."""
+    """What `model_create` must give: the framework's own init_weights(model, seed).
+
+    Compared bit for bit: the same code draws the same float32 numbers from the same seed
+    in the grader and in the sandbox, so any difference is a different initialisation.
+    """
     model = GPTModel(ModelConfig(*fields))
     init_weights(model, seed)
     return model.state_dict()
