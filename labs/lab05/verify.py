@@ -17,6 +17,24 @@ from grader.compare import to_array
 from grader.dsl import Lab, TestContext
 
 lab = Lab("lab05", "Transformer Block", "Transformer block")
+lab.forbid(
+    "layernorm",
+    "framework.layernorm:LayerNorm.forward",
+    "framework.layernorm:layernorm_forward",
+    why=(
+        "这一课就是亲手写出均值、总体方差、eps、gamma 和 beta",
+        "this lab is about writing the mean, the population variance, eps, gamma and beta",
+    ),
+)
+lab.forbid(
+    "block_forward",
+    "framework.transformer:TransformerBlock.forward",
+    "framework.transformer:block_forward",
+    why=(
+        "这一课就是亲手用 LayerNorm、attention、FFN 和两条残差接出 Pre-LN 块",
+        "this lab is about wiring the Pre-LN block from LayerNorm, attention, FFN, residuals",
+    ),
+)
 
 F32 = np.float32
 BLOCK = "framework.transformer:TransformerBlock"

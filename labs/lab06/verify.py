@@ -22,6 +22,19 @@ from grader.codec import Build, Handle
 from grader.dsl import Lab, Name, TestContext, tr
 
 lab = Lab("lab06", "完整 GPT 模型", "The complete GPT model")
+lab.forbid(
+    "default_config",
+    "framework.config:default_config",
+    why=("这一课要你亲手写下六个默认值", "this lab asks you to write the six default values down"),
+)
+lab.forbid(
+    "model_save",
+    "framework.model:model_save",
+    why=(
+        "这一课就是亲手按格式写出文件头、配置和每个数组",
+        "this lab is about writing the header, the config and every array in the format's order",
+    ),
+)
 
 CONFIG = "framework.config:ModelConfig"
 GPT = "framework.model:GPTModel"

@@ -2,11 +2,12 @@
 
 # fails: create_config, create_invalid
 
-from framework.config import ModelConfig, default_config
+from framework import config as presets
+from framework.config import ModelConfig
 from framework.model import GPTModel, init_weights
 
 
 def model_create(config: ModelConfig, seed: int = 0) -> GPTModel:
-    model = GPTModel(default_config())
+    model = GPTModel(presets.default_config())
     init_weights(model, seed)
     return model

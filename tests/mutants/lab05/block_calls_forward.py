@@ -1,0 +1,10 @@
+"""Mutant: block_forward hands the work to the block's own forward."""
+
+# fails: block_reference, block_causal, accepts_arrays, strided_views
+
+from framework import Tensor
+from framework.transformer import TransformerBlock
+
+
+def block_forward(block: TransformerBlock, x: Tensor, mask: Tensor | None = None) -> Tensor:
+    return block.forward(x, mask)
