@@ -80,6 +80,14 @@ def causal_mask_array(num_queries: int, num_keys: int, dtype: Any = np.float32) 
     return mask_t.T  # (S, T) view
 
 
+@lru_cache(maxsize=64)
+def _ones_row(n: int, dtype: Any) -> Array:
+    """[1, n] of ones, read-only: `ones @ a` sums `a` over its second-to-last axis."""
+    row = np.ones((1, n), dtype=dtype)
+    row.flags.writeable = False
+    return row
+
+
 def _heads(x: Array, num_heads: int) -> Array:
     """(..., T, H) -> (..., n_head, T, hd), a view when possible."""
     *lead, t, h = x.shape
@@ -106,7 +114,7 @@ def _attend(q: Array, k: Array, v: Array, mask: Array | None) -> tuple[Array, Ar
         probs_t += np.swapaxes(mask, -1, -2)
     probs_t -= probs_t.max(axis=-2, keepdims=True)  # max subtraction: exp never overflows
     np.exp(probs_t, out=probs_t)
-    probs_t /= np.ones((1, k.shape[-2]), k.dtype) @ probs_t  # (..., 1, S) column sums
+    probs_t /= _ones_row(k.shape[-2], k.dtype) @ probs_t  # (..., 1, S) column sums
     return np.swapaxes(probs_t, -1, -2) @ v, probs_t  # (..., S, hd)
 
 
@@ -167,7 +175,7 @@ def attention_backward(
     dctx = _heads(dy @ w_o.T, nh)  # (..., n_head, T, hd)
     dv = act.probs_t @ dctx  # (..., n_head, T, hd)
     dscores_t = act.v @ np.swapaxes(dctx, -1, -2)  # (..., n_head, T, T) = dprobs, key-major
-    dscores_t -= np.ones((1, t), dy.dtype) @ (dscores_t * act.probs_t)  # (..., 1, T) sums
+    dscores_t -= _ones_row(t, dy.dtype) @ (dscores_t * act.probs_t)  # (..., 1, T) sums
     dscores_t *= act.probs_t  # softmax backward
     dq = np.swapaxes(dscores_t, -1, -2) @ act.k  # (..., n_head, T, hd)
     dq *= dy.dtype.type(1.0 / np.sqrt(hd))

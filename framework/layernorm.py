@@ -25,6 +25,7 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -56,8 +57,14 @@ class LayerNormActivations:
 
 def _row_mean_vector(x: Array) -> Array:
     """[H, 1] column of 1/H: `rows @ it` is the row mean, as one fast matrix product."""
-    h = x.shape[-1]
-    return np.full((h, 1), 1.0 / h, dtype=x.dtype)
+    return _mean_column(x.shape[-1], x.dtype)
+
+
+@lru_cache(maxsize=32)
+def _mean_column(h: int, dtype: np.dtype[Any]) -> Array:
+    col = np.full((h, 1), 1.0 / h, dtype=dtype)  # (H, 1)
+    col.flags.writeable = False
+    return col
 
 
 def layernorm_forward(
