@@ -17,6 +17,19 @@ from grader.i18n import tr
 
 lab = Lab("lab09", "多轮对话", "Multi-turn chat format")
 
+lab.forbid(
+    "format_prompt",
+    "framework.chat:format_prompt",
+    "framework.chat:format_chat_prompt",
+    "framework.chat:format_training_example",
+    why=("这一课要你自己拼出提示词", "this lab is about building the prompt yourself"),
+)
+lab.forbid(
+    "extract_response",
+    "framework.chat:extract_response",
+    why=("这一课要你自己取出回复", "this lab is about extracting the reply yourself"),
+)
+
 Messages = list[tuple[str, str]]
 
 

@@ -20,6 +20,21 @@ from grader.i18n import Text, tr
 
 lab = Lab("lab12", "BPE 分词", "BPE tokenisation")
 
+lab.forbid(
+    "bpe_count_pairs",
+    "framework.bpe_train:count_pairs",
+    "framework.bpe_train:train_merges",
+    "framework.bpe_tokenizer:BPETokenizer.train",
+    why=("这一课要你自己数相邻对", "this lab is about counting the pairs yourself"),
+)
+lab.forbid(
+    "bpe_apply_merge",
+    "framework.bpe_train:merge_pair",
+    "framework.bpe_encode:BytePairEncoder.merge",
+    "framework.bpe_encode:BytePairEncoder.encode",
+    why=("这一课要你自己做合并", "this lab is about merging the pair yourself"),
+)
+
 BYTES = BPETokenizer()  # no merges: each byte b is the id b + 4
 Pair = tuple[int, int]
 Counted = tuple[Pair, int] | None
