@@ -19,6 +19,7 @@ from typing import Any
 
 import click
 
+from grader.commands.generate import generate
 from grader.i18n import LANGS, default_lang
 
 __all__ = ["main"]
@@ -134,6 +135,7 @@ def _register() -> None:
 
 
 _register()
+cli.add_command(generate)
 
 
 def main() -> None:

@@ -1,0 +1,108 @@
+"""`minillm generate MODEL --prompt TEXT`: continue a text with a saved model, streaming.
+
+The new text is written to stdout piece by piece as the tokens are made (whole UTF-8
+characters only); a one-line summary (tokens, tokens/s, why it stopped) goes to stderr.
+The model file is the course's format (`framework.model.model_load`); the tokenizer is
+the byte tokenizer, or a BPE vocabulary given with `--vocab`. A missing, malformed or
+mismatched file is refused with a message, never a traceback.
+
+    minillm generate model.bin --prompt "Once upon a time" --temperature 0.8 --seed 1
+    minillm generate model.bin --prompt - < prompt.txt --max-new-tokens 200 --top-k 20
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+__all__ = ["generate"]
+
+_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+
+
+def _load(model_path: Path, vocab: Path | None) -> tuple[Any, Any]:
+    """The model and its tokenizer, or a ClickException that says what is wrong."""
+    from framework.bpe_tokenizer import BPETokenizer
+    from framework.model import model_load
+    from framework.tokenizer import ByteTokenizer
+
+    try:
+        model = model_load(model_path)
+    except (OSError, ValueError) as e:
+        raise click.ClickException(f"cannot load the model: {e}") from None
+    try:
+        tok = BPETokenizer.load(vocab) if vocab is not None else ByteTokenizer()
+    except (OSError, ValueError) as e:
+        raise click.ClickException(f"cannot load the vocabulary: {e}") from None
+    if model.config.vocab_size < tok.vocab_size:
+        raise click.ClickException(
+            f"{model_path} has {model.config.vocab_size} token ids but the "
+            f"{'vocabulary' if vocab else 'byte tokenizer'} has {tok.vocab_size}: "
+            "they do not belong together" + ("" if vocab else " (give its BPE file with --vocab)")
+        )
+    return model, tok
+
+
+@click.command()
+@click.argument("model_path", metavar="MODEL", type=_FILE)
+@click.option("--prompt", "-p", default="", help="Text to continue ('-' reads stdin).")
+@click.option("--max-new-tokens", "-n", type=click.IntRange(min=0), default=100, show_default=True,
+              help="Stop after this many new tokens.")  # fmt: skip
+@click.option("--temperature", "-t", type=float, default=1.0, show_default=True,
+              help="0 or less: greedy.")  # fmt: skip
+@click.option("--top-k", type=int, default=40, show_default=True, help="0: no limit.")
+@click.option("--top-p", type=float, default=0.9, show_default=True, help="1.0: off.")
+@click.option("--repetition-penalty", type=click.FloatRange(min=0, min_open=True), default=1.0,
+              show_default=True, help="> 1 discourages repeats.")  # fmt: skip
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="Seed of the sampler (default: a fresh one each run).")  # fmt: skip
+@click.option("--stop", multiple=True, help="Stop before this text (repeatable).")
+@click.option("--ignore-eos", is_flag=True, help="Go on past the EOS token.")
+@click.option("--vocab", type=_FILE, default=None, help="BPE vocabulary file of the model.")
+@click.option("--no-cache", is_flag=True, help="Recompute every step (slow; for comparison).")
+def generate(
+    model_path: Path,
+    prompt: str,
+    max_new_tokens: int,
+    temperature: float,
+    top_k: int,
+    top_p: float,
+    repetition_penalty: float,
+    seed: int | None,
+    stop: tuple[str, ...],
+    ignore_eos: bool,
+    vocab: Path | None,
+    no_cache: bool,
+) -> None:
+    """Continue PROMPT with the model in MODEL, printing tokens as they are made."""
+    from framework.generate import GenerateConfig
+    from framework.generate import generate as run
+
+    model, tok = _load(model_path, vocab)
+    text = sys.stdin.read() if prompt == "-" else prompt
+    config = GenerateConfig(
+        max_new_tokens, temperature, top_k, top_p, repetition_penalty, seed, stop,
+        stop_at_eos=not ignore_eos, use_cache=not no_cache,
+    )  # fmt: skip
+    start = time.perf_counter()
+    try:
+        result = run(model, tok, text, config, on_text=lambda s: click.echo(s, nl=False))
+    except (TypeError, ValueError) as e:
+        raise click.ClickException(str(e)) from None
+    finally:
+        sys.stdout.flush()
+    seconds = time.perf_counter() - start
+    click.echo()
+    n = len(result.token_ids)
+    cut = f", prompt cut to its last {len(result.prompt_ids)} tokens" * bool(
+        result.prompt_truncated
+    )
+    click.echo(
+        f"[{n} tokens in {seconds:.2f} s, {n / max(seconds, 1e-9):.1f} tokens/s, "
+        f"stopped: {result.stop_reason}{cut}]",
+        err=True,
+    )
