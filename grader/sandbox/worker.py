@@ -36,9 +36,10 @@ The protocol (each message one `protocol` frame holding one `grader.codec` frame
    ``raise`` statement in the student's file. One that numpy or a builtin raises inside a
    finished function (indexing a multi-dimensional memoryview, say) is an ordinary
    exception.
-3. Every 0.2 s the child dumps the stacks of its threads into its traceback file
-   (`faulthandler`), so that when a call runs out of time the grader can show the line
-   where it was stuck, even though it then kills the process.
+3. While it imports the module and from its first request on, the child dumps the stacks
+   of its threads into its traceback file every 0.2 s (`faulthandler`), so that when a
+   call runs out of time the grader can show the line where it was stuck, even though it
+   then kills the process.
 4. A child started with ``sync=True`` writes `protocol.sync_marker(n)` to its stdout right
    before its n-th reply (the ready message is number 0), for a grader that drains the
    output in a thread.
@@ -103,38 +104,52 @@ class _Handles:
 
 
 class _Context:
-    """What every request needs: the module, its file, the handles, the traceback file."""
+    """What every request needs: the module, its file and the handles."""
 
-    def __init__(self, module: ModuleType, student_file: str, gen: int, dump: _Dump) -> None:
+    def __init__(self, module: ModuleType, student_file: str, gen: int) -> None:
         self.module = module
         self.student_file = student_file
         self.student_dir = os.path.dirname(student_file) + os.sep
         self.handles = _Handles(gen)
-        self.dump = dump
 
 
 class _Dump:
     """Dumps the stacks of all threads into a file every `_DUMP_EVERY` seconds.
 
     `faulthandler`'s own thread writes the dumps, without the GIL, so they come even while
-    the student's code spins in Python or in C. Arming it once per child costs nothing per
-    call; the grader reads the last dump when a call runs out of time.
+    the student's code spins in Python or in C. It runs while the module imports, and from
+    the first request on (a spare child that never serves stays quiet); the grader reads the
+    last dump when a call runs out of time.
     """
 
     def __init__(self, path: str) -> None:
         self.file: BinaryIO | None = None
-        if not path:
+        self.running = False
+        if path:
+            try:
+                self.file = open(path, "wb", buffering=0)  # noqa: SIM115 - kept open
+            except OSError:
+                self.file = None
+
+    def start(self) -> None:
+        if self.file is None or self.running:
             return
         try:
-            self.file = open(path, "wb", buffering=0)  # noqa: SIM115 - kept open
             faulthandler.dump_traceback_later(_DUMP_EVERY, repeat=True, file=self.file)
+            self.running = True
         except (OSError, ValueError):
             self.file = None
+
+    def stop(self) -> None:
+        if self.running:
+            faulthandler.cancel_dump_traceback_later()
+            self.running = False
 
     def rewind(self) -> None:
         """Keep the file small: start it afresh once it has grown (a cheap check per call)."""
         if self.file is None:
             return
+        self.start()
         try:
             if self.file.tell() > _DUMP_KEEP:
                 self.file.seek(0)
@@ -267,18 +282,21 @@ def serve(
     replier = _Replier(sock, sync)
     dump = _Dump(traceback_path)
     linecache.clearcache()
+    dump.start()
     try:
         module = _import_student(student_file)
     except BaseException as e:  # SyntaxError, ImportError, SystemExit at import, ...
         replier.send(codec.dumps({"ready": False, "exc": _exc_info(e, student_dir)}))
         return
+    dump.stop()
     replier.send(codec.dumps({"ready": True}))
-    ctx = _Context(module, student_file, gen, dump)
+    ctx = _Context(module, student_file, gen)
     while True:
         try:
             frame = recv_frame(sock)
         except EOFError:
             return
+        dump.rewind()
         reply = _handle(frame, ctx)
         try:
             payload = codec.dumps(reply, make_handle=ctx.handles.make)
@@ -321,7 +339,6 @@ def _handle(frame: bytes, ctx: _Context) -> Any:
 
 def _run(ctx: _Context, req: dict[str, Any], traps: _Traps, body: Callable[[], Any]) -> Any:
     """Run `body` with the traps set; add what the traps saw."""
-    ctx.dump.rewind()
     traps.set()
     try:
         reply = body()
