@@ -1,4 +1,5 @@
-"""Console-script entry point: start the sandbox early, then hand over to the CLI."""
+"""Console-script entry point: guard the grader's process, start the sandbox early, then
+hand over to the CLI."""
 
 from __future__ import annotations
 
@@ -12,6 +13,9 @@ def main() -> None:
         from grader.sandbox.launch import prestart
 
         prestart()  # the zygote imports numpy while this process imports the grader
+    from grader.sandbox.limits import make_undumpable
+
+    make_undumpable()  # student code runs as the same user: it may not debug the grader
     from grader.cli import main as cli_main
 
     try:

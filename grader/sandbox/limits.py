@@ -20,6 +20,7 @@ __all__ = [
     "children_of",
     "kill_group",
     "kill_tree",
+    "make_undumpable",
     "memory_support",
     "vm_bytes",
 ]
@@ -130,6 +131,22 @@ def kill_tree(pid: int) -> None:
         for p in stopped:
             kill_group(p)
     kill_group(pid)
+
+
+_PR_SET_DUMPABLE = 4  # linux/prctl.h
+
+
+def make_undumpable() -> bool:
+    """Keep other processes of this user (student code, say) from attaching a debugger to
+    this one or reading its memory (Linux `PR_SET_DUMPABLE` 0; elsewhere a no-op)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        return bool(ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
 
 
 def memory_support() -> tuple[bool, str]:
