@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import ast
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -23,7 +25,7 @@ from grader.results import LabResult, Status
 from grader.runner import run_tests
 from grader.sandbox import launch, limits
 from grader.sandbox.channel import PumpOutput
-from grader.sandbox.client import Limits, Sandbox, SandboxError
+from grader.sandbox.client import Limits, Sandbox, SandboxError, _remove_tree
 from grader.sandbox.protocol import FrameReader, recv_frame, send_frame, sync_marker
 from grader.sandbox.session import Session
 
@@ -659,3 +661,97 @@ def test_a_session_needs_only_spawn_reap_and_limits(tmp_path: Path) -> None:
         session = Session(Minimal(), str(STUDENT))
         assert session.call("honest", 1, 2).value == 3
         session.close()
+
+
+# -- what a child may touch -------------------------------------------------------------------
+LIMITS = """
+import os
+
+def env(name):
+    return os.environ.get(name)
+
+def write(n):
+    with open("big.bin", "wb") as f:
+        f.write(b"x" * n)
+    return n
+
+def open_many(n):
+    return len([open(os.devnull) for _ in range(n)])
+"""
+
+
+def test_a_child_gets_a_scrubbed_environment_and_file_limits(
+    backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MINILLM_TEST_SECRET", "hunter2")
+    student = write_student(tmp_path, LIMITS)
+    with Sandbox(Limits(files=1024**2, open_files=64), backend=backend) as sb:
+        session = sb.session(str(student))
+        assert session.call("env", "MINILLM_TEST_SECRET").value is None
+        assert session.call("env", "PYTHONDONTWRITEBYTECODE").value == "1"
+        assert session.call("write", 1000).value == 1000
+        big = session.call("write", 2 * 1024**2)
+        assert big.kind == "exception" and "too large" in big.exc["message"]  # type: ignore[index]
+        assert session.call("open_many", 100).exc["message"].startswith("[Errno 24]")  # type: ignore[index]
+        session.close()
+
+
+@pytest.mark.skipif("fork" not in BACKENDS or not Path("/proc").is_dir(), reason="fork, /proc")
+def test_the_zygote_cannot_write_into_the_report() -> None:
+    with Sandbox(backend="fork") as sb:
+        sb.session(str(STUDENT)).ensure()
+        zygote = sb._impl._proc  # type: ignore[union-attr]
+        assert zygote is not None
+        assert os.readlink(f"/proc/{zygote.pid}/fd/1") == os.devnull
+        assert os.readlink(f"/proc/{zygote.pid}/fd/2") == os.devnull
+
+
+def _as_nobody(fn: Callable[[], str]) -> str:
+    """fn() in a forked child that runs as an unprivileged user (root ignores permissions)."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            os.close(r)
+            os.setgid(65534)
+            os.setuid(65534)
+            try:
+                text = fn()
+            except Exception as e:
+                text = repr(e)
+            os.write(w, text.encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    with os.fdopen(r) as f:
+        text = f.read()
+    os.waitpid(pid, 0)
+    return text
+
+
+def _games(root: str) -> str:
+    os.makedirs(os.path.join(root, "a", "b"))
+    Path(root, "a", "b", "f").write_text("x")
+    os.chmod(os.path.join(root, "a", "b"), 0)
+    os.chmod(os.path.join(root, "a"), 0o100)
+    return f"{_remove_tree(root)!r} {os.path.lexists(root)}"
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX permissions")
+def test_the_scratch_folder_goes_even_after_permission_games(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        assert _games(str(tmp_path / "games")).split() == ["''", "False"]
+        return
+    shared = Path(tempfile.mkdtemp(prefix="minillm-test-"))  # reachable by the other user
+    try:
+        shared.chmod(0o777)
+        root = shared / "games"
+        assert _as_nobody(lambda: _games(str(root))).split() == ["''", "False"]
+        stuck = shared / "stuck"
+        (stuck / "root-owned").mkdir(parents=True)
+        (stuck / "root-owned" / "file").write_text("x")
+        stuck.chmod(0o777)
+        left = _as_nobody(lambda: f"{_remove_tree(str(stuck))} {stuck.exists()}")
+        assert "could not be removed" in left and left.split()[-1] == "True"
+    finally:
+        shutil.rmtree(shared)

@@ -20,7 +20,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from grader.sandbox.limits import kill_group, kill_tree
+from grader.sandbox.limits import kill_tree
 from grader.sandbox.protocol import SYNC_PREFIX
 
 __all__ = ["Child", "Output", "PipeOutput", "PumpOutput"]
@@ -208,12 +208,9 @@ class Child:
     proc: subprocess.Popen[bytes] | None = field(default=None, repr=False)
 
     def kill(self) -> None:
-        """End the child and every process in its group (and, for a spawned child, every
-        descendant: a fresh interpreter has no zygote to adopt and end its orphans)."""
-        if self.proc is None:
-            kill_group(self.pid)
-        else:
-            kill_tree(self.pid)
+        """End the child, its process group and every descendant (even one that left the
+        group with setsid())."""
+        kill_tree(self.pid)
         if self.proc is not None and self.proc.poll() is None:
             try:
                 self.proc.kill()

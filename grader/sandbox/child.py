@@ -4,8 +4,8 @@ Connects to the grader (an inherited socket ``--fd N``, or ``--connect PORT --to
 to 127.0.0.1 for systems without AF_UNIX descriptor passing), imports numpy and the
 framework while the grader gets ready, then waits for one setup message (a JSON frame)::
 
-    {"student": path, "mem": bytes, "cwd": scratch folder, "gen": generation,
-     "traceback": file for stack dumps}
+    {"student": path, "mem": bytes, "files": bytes, "open_files": n,
+     "cwd": scratch folder, "gen": generation, "traceback": file for stack dumps}
 
 It moves into the scratch folder, applies its limits and serves that student module
 (`grader.sandbox.worker.serve`, with sync markers on its output) until the grader closes
@@ -51,7 +51,9 @@ def main() -> None:
         os.chdir(workdir)  # files the student's code writes land in the run's scratch folder
         os.environ["TMPDIR"] = workdir
         os.environ["TEMP"] = os.environ["TMP"] = workdir
-    apply_child_limits(int(setup.get("mem") or 0))
+    apply_child_limits(
+        int(setup.get("mem") or 0), int(setup.get("files") or 0), int(setup.get("open_files") or 0)
+    )
     worker.serve(
         sock,
         str(setup["student"]),

@@ -35,6 +35,7 @@ class Sandbox:
         memory_limited: whether the OS caps a child's memory (`Limits.memory`).
         memory_reason: one line saying why not, when it doesn't ("" when it does).
         workdir: the scratch folder, the children's working directory and TMPDIR.
+        cleanup_problem: after `close`, one line if the scratch folder could not be removed.
 
     Raises:
         SandboxError: an unknown backend (argument or ``$MINILLM_SANDBOX``), or fork where
@@ -59,6 +60,7 @@ class Sandbox:
         self.memory_limited = supported
         self.memory_reason = why
         self.workdir = ""
+        self.cleanup_problem = ""
         self._root = ""
         self._gen = 0
         self._impl: ForkBackend | SpawnBackend = (
@@ -81,6 +83,8 @@ class Sandbox:
         return {
             "student": student_path,
             "mem": self.limits.memory,
+            "files": self.limits.files,
+            "open_files": self.limits.open_files,
             "cwd": self.workdir,
             "gen": self._gen,
             "traceback": os.path.join(self._root, f"stack-{self._gen}.txt"),
@@ -103,10 +107,14 @@ class Sandbox:
         return self._impl.reap(child)
 
     def close(self) -> None:
-        """Stop the backend and any spare child, and remove the scratch folder."""
+        """Stop the backend and any spare child, and remove the scratch folder.
+
+        If the folder can't be removed (even after making every directory in it writable
+        again), `cleanup_problem` says so in one line.
+        """
         self._impl.close()
         if self._root:
-            shutil.rmtree(self._root, ignore_errors=True)
+            self.cleanup_problem = _remove_tree(self._root)
             self._root = self.workdir = ""
 
     def __enter__(self) -> Sandbox:
@@ -115,3 +123,20 @@ class Sandbox:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _remove_tree(root: str) -> str:
+    """Remove `root`, undoing permission games first; "" or a line saying what is left."""
+    try:
+        os.chmod(root, 0o700)
+        for here, dirs, _ in os.walk(root):
+            for name in dirs:  # chmod before os.walk descends into it
+                path = os.path.join(here, name)
+                if not os.path.islink(path):
+                    os.chmod(path, 0o700)
+    except OSError:
+        pass
+    shutil.rmtree(root, ignore_errors=True)
+    if os.path.lexists(root):
+        return f"the sandbox's scratch folder could not be removed: {root}"
+    return ""

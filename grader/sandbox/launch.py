@@ -28,6 +28,7 @@ __all__ = [
     "BACKENDS",
     "Fresh",
     "Zygote",
+    "child_env",
     "choose_backend",
     "launch",
     "prestart",
@@ -68,8 +69,37 @@ def choose_backend(requested: str | None = None) -> str:
     return name
 
 
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
+# What a child's environment keeps of the grader's (anything else, secrets included, is
+# dropped): the locale, where the user and the system are, and what Windows needs to start.
+_KEEP_ENV = frozenset(
+    {
+        "PATH",
+        "HOME",
+        "USER",
+        "LOGNAME",
+        "LANG",
+        "LANGUAGE",
+        "TZ",
+        "SYSTEMROOT",
+        "WINDIR",
+        "COMSPEC",
+        "PATHEXT",
+        "USERPROFILE",
+        "APPDATA",
+        "LOCALAPPDATA",
+        "TEMP",
+        "TMP",
+        "TMPDIR",
+        "VIRTUAL_ENV",
+        "MINILLM_LANG",
+    }
+)
+
+
+def child_env(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a sandbox process: a few variables of the grader's, and ours."""
+    source = dict(os.environ if environ is None else environ)
+    env = {k: v for k, v in source.items() if k in _KEEP_ENV or k.startswith("LC_")}
     env.update(
         OPENBLAS_NUM_THREADS="1",
         OMP_NUM_THREADS="1",
@@ -77,9 +107,8 @@ def _env() -> dict[str, str]:
         PYTHONDONTWRITEBYTECODE="1",
         PYTHONUNBUFFERED="1",
         PYTHONIOENCODING="utf-8",
+        PYTHONPATH=ROOT,
     )
-    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
-    env.pop(ENV_VAR, None)
     return env
 
 
@@ -89,8 +118,10 @@ def launch() -> Zygote:
     proc = subprocess.Popen(
         [sys.executable, "-m", "grader.sandbox.zygote", str(child.fileno())],
         pass_fds=(child.fileno(),),
-        env=_env(),
+        env=child_env(),
         stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,  # not the grader's: nothing can write into its report
+        stderr=subprocess.DEVNULL,
         cwd=ROOT,
         start_new_session=True,  # the terminal's Ctrl-C is the grader's to handle
     )
@@ -139,7 +170,7 @@ def start_fresh(transport: str | None = None) -> Fresh:
     try:
         proc = subprocess.Popen(
             cmd,
-            env=_env(),
+            env=child_env(),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,

@@ -37,13 +37,17 @@ class Limits:
     `timeout`: seconds per call (a test may ask for more); `memory`: bytes of address
     space a child may add to what it had after importing numpy and the framework;
     `output`: bytes of stdout+stderr kept per call (more is an overflow); `deadline`:
-    seconds for the whole run, after which every call fails at once as a timeout.
+    seconds for the whole run, after which every call fails at once as a timeout;
+    `files`: the largest file a child may write (bytes; SIGXFSZ past it), `open_files`:
+    how many descriptors it may hold (0: no limit, for either).
     """
 
     timeout: float = 5.0
     memory: int = 2 * 1024**3
     output: int = 64 * 1024
     deadline: float = 120.0
+    files: int = 1024**3
+    open_files: int = 256
 
 
 DEFAULT_LIMITS = Limits()
@@ -177,8 +181,9 @@ def vm_bytes() -> int:
         return 0
 
 
-def apply_child_limits(mem_bytes: int) -> bool:
-    """Cap core dumps and (if `mem_bytes` > 0) the address space of this child process.
+def apply_child_limits(mem_bytes: int, file_bytes: int = 0, open_files: int = 256) -> bool:
+    """Limit this child process: no core dumps; if > 0, `mem_bytes` of address space on top
+    of what it uses now, files of at most `file_bytes`, at most `open_files` descriptors.
 
     Returns whether the memory cap is in force. Limits this OS refuses are skipped.
     """
@@ -190,6 +195,10 @@ def apply_child_limits(mem_bytes: int) -> bool:
     as_limit = getattr(resource, "RLIMIT_AS", None)
     if mem_bytes > 0 and as_limit is not None and sys.platform != "darwin":
         wanted.append((as_limit, vm_bytes() + mem_bytes))
+    if file_bytes > 0:
+        wanted.append((resource.RLIMIT_FSIZE, file_bytes))
+    if open_files > 0:
+        wanted.append((resource.RLIMIT_NOFILE, open_files))
     capped = False
     for which, value in wanted:
         try:

@@ -20,10 +20,11 @@ import os
 import signal
 import socket
 import sys
+import time
 from collections import deque
 from typing import Any
 
-from grader.sandbox.limits import apply_child_limits, children_of
+from grader.sandbox.limits import apply_child_limits, children_of, kill_tree
 from grader.sandbox.protocol import CONTROL_FRAME, FrameReader, parse_json, send_json
 
 _PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
@@ -40,17 +41,16 @@ def _become_subreaper() -> None:
         pass  # not Linux: a descendant that leaves its group outlives the run
 
 
-def _end_descendants() -> None:
-    """Kill and reap every process this one parents: children and adopted orphans."""
-    for _ in range(20):  # killing one can hand us its own children
+def _end_descendants(budget: float = 10.0) -> None:
+    """Kill and reap every process this one parents, children and adopted orphans, until
+    none is left (each tree is stopped before it is killed, so a fork loop can't outrun it)."""
+    deadline = time.monotonic() + budget
+    while time.monotonic() < deadline:
         pids = children_of(os.getpid())
         if not pids:
             return
         for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+            kill_tree(pid)
         for pid in pids:
             try:
                 os.waitpid(pid, 0)
@@ -72,7 +72,9 @@ def _child(conn: socket.socket, out_fd: int, cmd: dict[str, Any]) -> None:
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
-    apply_child_limits(int(cmd.get("mem") or 0))
+    apply_child_limits(
+        int(cmd.get("mem") or 0), int(cmd.get("files") or 0), int(cmd.get("open_files") or 0)
+    )
     from grader.sandbox.worker import serve
 
     try:
