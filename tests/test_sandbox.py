@@ -755,3 +755,16 @@ def test_the_scratch_folder_goes_even_after_permission_games(tmp_path: Path) -> 
         assert "could not be removed" in left and left.split()[-1] == "True"
     finally:
         shutil.rmtree(shared)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_DUMPABLE is Linux")
+def test_the_grader_can_be_made_undumpable() -> None:
+    code = (
+        "import ctypes\n"
+        "from grader.sandbox.limits import make_undumpable\n"
+        "libc = ctypes.CDLL(None)\n"
+        "before = libc.prctl(3, 0, 0, 0, 0)\n"  # PR_GET_DUMPABLE
+        "print(before, make_undumpable(), libc.prctl(3, 0, 0, 0, 0))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.stdout.split() == ["1", "True", "0"], out.stderr
