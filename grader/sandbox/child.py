@@ -2,7 +2,8 @@
 
 Connects to the grader (an inherited socket ``--fd N``, or ``--connect PORT --token T``
 to 127.0.0.1 for systems without AF_UNIX descriptor passing), imports numpy and the
-framework while the grader gets ready, then waits for one setup message (a JSON frame)::
+framework while the grader gets ready, says ``{"warm": true}``, then waits for one setup
+message (a JSON frame)::
 
     {"student": path, "mem": bytes, "files": bytes, "open_files": n,
      "cwd": scratch folder, "gen": generation, "traceback": file for stack dumps}
@@ -43,8 +44,9 @@ def main() -> None:
     import framework  # noqa: F401
     from grader.sandbox import worker
     from grader.sandbox.limits import apply_child_limits
-    from grader.sandbox.protocol import recv_json
+    from grader.sandbox.protocol import recv_json, send_json
 
+    send_json(sock, {"warm": True})
     setup = recv_json(sock)
     workdir = str(setup.get("cwd") or "")
     if workdir:

@@ -237,7 +237,7 @@ class Session:
             return self._timed_out_before(key)
         cut = left < limit
         limit = min(limit, left)
-        failed = self.ensure(limit)
+        failed = self.ensure(min(max(limit, limits.timeout), left))  # importing is not the call
         if failed is not None:
             return failed
         stale = self._stale(req)

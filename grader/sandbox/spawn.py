@@ -21,7 +21,7 @@ from typing import Any
 from grader.sandbox.channel import Child, PumpOutput
 from grader.sandbox.launch import Fresh, start_fresh, take_prestarted
 from grader.sandbox.limits import SandboxError
-from grader.sandbox.protocol import parse_json, recv_frame, send_json
+from grader.sandbox.protocol import parse_json, recv_frame, recv_json, send_json
 
 __all__ = ["SpawnBackend"]
 
@@ -53,6 +53,10 @@ class SpawnBackend:
         self._spawned += 1
         try:
             conn = _connect(fresh)
+            conn.settimeout(_CONNECT_TIMEOUT)
+            if recv_json(conn).get("warm") is not True:  # its own imports are not the student's
+                raise ValueError("a sandbox child did not warm up")
+            conn.settimeout(None)
             setup = self._setup(student_path)
             send_json(conn, setup)
         except (OSError, EOFError, ValueError) as e:
