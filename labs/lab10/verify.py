@@ -1,0 +1,603 @@
+"""Lab10 checks: the request line, the response bytes, and both on a real loopback socket.
+
+Read freely; do not edit. Every call into your `student.py` runs in a separate sandbox
+process; every value is compared here, in the grader, exactly (there are no tolerances in
+this lab). The two "real traffic" tests open sockets on 127.0.0.1 in the grader, never in
+your code: Python's `http.client` sends requests to the grader, which hands you the request
+lines it received as plain strings; your response bytes come back to the grader, which
+serves them to `http.client` and compares what it reads.
+"""
+
+from __future__ import annotations
+
+import http.client
+import socket
+import threading
+from typing import Any, NamedTuple
+
+from grader.dsl import Lab, TestContext
+from grader.i18n import Text, tr
+
+lab = Lab("lab10", "HTTP 服务", "HTTP service")
+
+PARSE, BUILD = "parse_request_line", "build_response"
+WAIT = 5.0  # seconds a loopback socket may wait; a local exchange takes milliseconds
+
+
+def show(x: Any, n: int = 120) -> str:
+    """repr of a value, cut to n characters."""
+    text = repr(x)
+    return text if len(text) <= n else text[:n] + "…"
+
+
+def check_parse(t: TestContext, name: tuple[str, str], line: str, want: tuple[str, ...]) -> None:
+    """parse_request_line(line) returns the tuple `want`."""
+    call = t.returns(name, PARSE, line)
+    if call is not None:
+        t.equal(name, call.value, want)
+
+
+class Response(NamedTuple):
+    """A response cut at its first blank line: status line, header lines, body bytes."""
+
+    status_line: str
+    headers: list[tuple[str, str]]  # (name, value stripped); a line without ':' has name ""
+    lines: list[str]
+    body: bytes
+
+
+def cut(raw: bytes) -> Response | Text:
+    """The parts of `raw`, or why it cannot be read as a response."""
+    end = raw.find(b"\r\n\r\n")
+    if end < 0:
+        lf = b"\n\n" in raw
+        return tr(
+            "找不到结束头部的空行 \\r\\n\\r\\n" + ("（行尾只有 \\n？）" if lf else ""),
+            "no blank line \\r\\n\\r\\n ends the head"
+            + (" (lines end in \\n only?)" if lf else ""),
+        )
+    lines = raw[:end].decode("utf-8", errors="replace").split("\r\n")
+    headers = []
+    for text in lines[1:]:
+        name, sep, value = text.partition(":")
+        headers.append((name if sep else "", value.strip(" \t")))
+    return Response(lines[0], headers, lines, raw[end + 4 :])
+
+
+def response_of(t: TestContext, name: tuple[str, str], *args: Any) -> Response | None:
+    """Call build_response; record FAIL on `name` unless it returned readable bytes."""
+    call = t.returns(name, BUILD, *args)
+    if call is None:
+        return None
+    raw = call.value
+    if not isinstance(raw, bytes):
+        t.check(
+            name,
+            False,
+            tr(
+                f"期望 bytes，实际返回 {type(raw).__name__}：{show(raw)}（最后要 .encode()）",
+                f"expected bytes, got {type(raw).__name__}: {show(raw)} (encode at the end)",
+            ),
+        )
+        return None
+    parts = cut(raw)
+    if isinstance(parts, Text):
+        t.check(name, False, parts + tr(f"\n返回值 {show(raw)}", f"\nreturned {show(raw)}"))
+        return None
+    return parts
+
+
+def header_problems(resp: Response, want: dict[str, str]) -> list[Text]:
+    """Each wanted header must appear once (its name in any case) with that value."""
+    problems = [
+        tr(f"{line!r} 不是 'Name: value' 的形式", f"{line!r} is not 'Name: value'")
+        for line in resp.lines[1:]
+        if ":" not in line
+    ]
+    for name, value in want.items():
+        found = [v for n, v in resp.headers if n.strip().lower() == name.lower()]
+        if not found:
+            problems.append(tr(f"缺少 {name}", f"{name} is missing"))
+        elif len(found) > 1:
+            problems.append(
+                tr(f"{name} 出现了 {len(found)} 次", f"{name} appears {len(found)} times")
+            )
+        elif (found[0].lower() if name == "Connection" else found[0]) != value:
+            got = found[0]
+            problems.append(
+                tr(f"{name} 是 {got!r}，应为 {value!r}", f"{name}: {got!r}, expected {value!r}")
+            )
+    return problems
+
+
+def check_case(t: TestContext, label: tuple[str, str], *args: Any) -> None:
+    """Three checks of one response: its status line, its three headers, its body."""
+    status, reason, content_type, body = args
+    data = body.encode("utf-8") if isinstance(body, str) else body
+    zh, en = label
+    line = f"HTTP/1.1 {status} {reason}"
+    names = [
+        (f"{zh}：状态行 {line}", f"{en}: status line {line}"),
+        (
+            f"{zh}：三个头部，Content-Length: {len(data)}",
+            f"{en}: three headers, Content-Length: {len(data)}",
+        ),
+        (f"{zh}：空行之后正好是正文", f"{en}: the body, exactly, after the blank line"),
+    ]
+    resp = response_of(t, names[0], *args)
+    if resp is None:
+        return
+    got = show(resp.status_line)
+    t.check(names[0], resp.status_line == line, tr(f"实际 {got}", f"got {got}"))
+    want = {"Content-Type": content_type, "Content-Length": str(len(data)), "Connection": "close"}
+    problems = header_problems(resp, want)
+    head = show(resp.lines, 300)
+    detail = tr(
+        "；".join(p.zh for p in problems) + f"\n头部：{head}",
+        "; ".join(p.en for p in problems) + f"\nhead: {head}",
+    )
+    t.check(names[1], not problems, detail)
+    got, exp = show(resp.body), show(data)
+    t.check(
+        names[2],
+        resp.body == data,
+        tr(f"期望 {exp}\n实际 {got}", f"expected {exp}\ngot      {got}"),
+    )
+
+
+# -- parse_request_line ---------------------------------------------------------------------
+
+PARSE_HINTS = [
+    (
+        '按单个空格切分：line.split(" ") 必须正好得到 3 段；逐段检查，最后 return 一个元组。',
+        'Split on single spaces: line.split(" ") must give exactly 3 parts; check each part, '
+        "then return a tuple.",
+    ),
+    (
+        '方法用 re.fullmatch(r"[A-Z]+", m)（"G3T".isupper() 也是 True）；路径的每个字符在 '
+        '0x21–0x7E 之间；版本用 re.fullmatch(r"HTTP/[0-9]\\.[0-9]", v)（\\d 也匹配 "١"）。',
+        'The method: re.fullmatch(r"[A-Z]+", m) ("G3T".isupper() is True too); every path '
+        'character in 0x21-0x7E; the version: re.fullmatch(r"HTTP/[0-9]\\.[0-9]", v) '
+        '(\\d also matches "١").',
+    ),
+]
+
+
+def quoted(line: str) -> str:
+    """A request line as the report shows it: in double quotes, control characters escaped."""
+    return '"' + repr(line)[1:-1].replace('"', '\\"') + '"'
+
+
+@lab.test(
+    "parse_request_line：C 课程的例子", "parse_request_line: the C course's cases", hint=PARSE_HINTS
+)
+def parse_basic(t: TestContext) -> None:
+    for line in ("GET /health HTTP/1.1", "POST /v1/chat/completions HTTP/1.1"):
+        want = tuple(line.split(" "))
+        arrow = f"{quoted(line)} → {want}"
+        check_parse(t, (arrow, arrow), line, want)
+    t.raises(
+        ('"GETMALFORMED"（没有空格）→ ValueError', '"GETMALFORMED" (no space) → ValueError'),
+        ValueError,
+        PARSE,
+        "GETMALFORMED",
+    )
+
+
+@lab.test(
+    "parse_request_line：其他合法的请求行",
+    "parse_request_line: other valid lines",
+    hint=PARSE_HINTS,
+)
+def parse_forms(t: TestContext) -> None:
+    cases = [
+        ("DELETE /items/7 HTTP/1.0", "其他方法、HTTP/1.0", "another method, HTTP/1.0"),
+        (
+            "GET /search?q=mini%20llm&n=5 HTTP/1.1",
+            "查询串和 %20 原样保留",
+            "query and %20 kept as they are",
+        ),
+        ("OPTIONS * HTTP/1.1", "路径可以是 *", "the path may be *"),
+        ("GET http://127.0.0.1:8080/health HTTP/1.1", "绝对 URL 形式", "the absolute URL form"),
+        ("PATCH /~a/b_c-d.e!$&'()*+,;=:@[] HTTP/1.1", "路径里的标点", "punctuation in the path"),
+    ]
+    for line, zh, en in cases:
+        want = tuple(line.split(" "))
+        check_parse(t, (f"{zh}：{quoted(line)}", f"{en}: {quoted(line)}"), line, want)
+
+
+MALFORMED = [
+    ("GET /path", "只有一个空格", "one space only"),
+    ("GET  /health HTTP/1.1", "两个空格连在一起", "two spaces in a row"),
+    (" GET /health HTTP/1.1", "开头多一个空格", "a leading space"),
+    ("GET /health HTTP/1.1 ", "结尾多一个空格", "a trailing space"),
+    ("GET\t/health\tHTTP/1.1", "用制表符分隔", "tabs instead of spaces"),
+    ("GET /a b HTTP/1.1", "路径里有空格（四段）", "a space in the path (four parts)"),
+    ("get /health HTTP/1.1", "小写的方法", "a lowercase method"),
+    ("G3T /health HTTP/1.1", "方法里有数字", "a digit in the method"),
+    ("GÉT /health HTTP/1.1", "方法里有非 ASCII 字母", "a non-ASCII letter in the method"),
+    ("GET /健康 HTTP/1.1", "路径里有非 ASCII 字符", "non-ASCII in the path"),
+    ("GET /a\x7fb HTTP/1.1", "路径里有控制字符 DEL", "the control character DEL in the path"),
+    ("GET /health HTTP/1", "版本少了 .digit", "a version without .digit"),
+    ("GET /health http/1.1", "小写的版本", "a lowercase version"),
+    ("GET /health HTTP/1.1x", "版本后面多了字符", "characters after the version"),
+    ("GET /health HTTP/١.١", "版本用了非 ASCII 数字", "non-ASCII digits in the version"),
+    ("", "空行", "an empty line"),
+]
+
+
+@lab.test(
+    "parse_request_line：拒绝不合格式的行",
+    "parse_request_line: rejects malformed lines",
+    hint=[
+        (
+            '先用 split(" ") 切分并要求正好 3 段、每段非空：多余的空格会产生空字符串段。'
+            "不要先 strip()，也不要用不带参数的 split()：它们会悄悄接受多余的空白。",
+            'Split with split(" ") and require exactly 3 non-empty parts: an extra space '
+            "makes an empty part. Do not strip() first or use split() without an argument: "
+            "both quietly accept extra whitespace.",
+        ),
+        *PARSE_HINTS[1:],
+    ],
+)
+def parse_malformed(t: TestContext) -> None:
+    for line, zh, en in MALFORMED:
+        name = (f"{zh}：{quoted(line)} → ValueError", f"{en}: {quoted(line)} → ValueError")
+        t.raises(name, ValueError, PARSE, line)
+
+
+@lab.test(
+    "parse_request_line：CR、LF 与类型",
+    "parse_request_line: CR, LF and the type",
+    hint=(
+        '请求行交给你时已经去掉了 \\r\\n；行里任何位置出现 "\\r" 或 "\\n" 都要抛 ValueError。'
+        "正则的 $ 能匹配结尾的 \\n 之前：用 re.fullmatch。",
+        'The request line reaches you without its \\r\\n; a "\\r" or "\\n" anywhere in it '
+        "raises ValueError. A regex $ also matches before a final \\n: use re.fullmatch.",
+    ),
+)
+def parse_injection(t: TestContext) -> None:
+    for line, zh, en in [
+        ("GET /health HTTP/1.1\r\n", "结尾带着 \\r\\n", "a trailing \\r\\n"),
+        ("GET /health HTTP/1.1\n", "结尾带着 \\n", "a trailing \\n"),
+        ("GET /health HTTP/1.1\r", "结尾带着 \\r", "a trailing \\r"),
+    ]:
+        name = (f"{zh}：{quoted(line)} → ValueError", f"{en}: {quoted(line)} → ValueError")
+        t.raises(name, ValueError, PARSE, line)
+    t.raises(
+        ("bytes 而不是 str → TypeError", "bytes instead of str → TypeError"),
+        TypeError,
+        PARSE,
+        b"GET /health HTTP/1.1",
+    )
+
+
+# -- build_response -------------------------------------------------------------------------
+
+BUILD_HINTS = [
+    (
+        '先 body_bytes = body.encode("utf-8")（body 已经是 bytes 就原样用），'
+        "Content-Length 写 len(body_bytes)；头部拼成 str，每行以 \\r\\n 结尾，"
+        "再加一个 \\r\\n，最后 head.encode() + body_bytes。",
+        'First body_bytes = body.encode("utf-8") (use body as it is when it is bytes), '
+        "Content-Length is len(body_bytes); build the head as a str, each line ending in "
+        "\\r\\n, then one more \\r\\n, and return head.encode() + body_bytes.",
+    ),
+    (
+        "报告里的 head 一项列出了你的每一行头部：对照一下名字、冒号后的空格和值。",
+        "The 'head' item in the report lists your header lines: compare the names, the "
+        "space after the colon and the values.",
+    ),
+]
+
+
+@lab.test(
+    "build_response：C 课程的两个例子（数字改对了）",
+    "build_response: the C course's two cases, numbers corrected",
+    hint=BUILD_HINTS,
+)
+def build_basic(t: TestContext) -> None:
+    call = t.call(BUILD, 200, "OK", "application/json", '{"status":"ok"}')
+    kind = type(call.value).__name__
+    if not t.check(
+        ("200 OK：返回 bytes", "200 OK: returns bytes"),
+        isinstance(call.value, bytes),
+        tr(f"实际返回 {kind}：{show(call.value)}", f"got {kind}: {show(call.value)}"),
+    ):
+        return
+    check_case(t, ("200 OK", "200 OK"), 200, "OK", "application/json", '{"status":"ok"}')
+    check_case(t, ("404", "404"), 404, "Not Found", "application/json", '{"error":"missing"}')
+
+
+@lab.test(
+    "build_response：Content-Length 数的是字节",
+    "build_response: Content-Length counts bytes",
+    hint=[
+        (
+            '"你好" 是 2 个字符、6 个字节：len(str) 数字符，len(bytes) 才是字节数。',
+            '"你好" is 2 characters and 6 bytes: len(str) counts characters, len(bytes) '
+            "counts bytes.",
+        ),
+        *BUILD_HINTS,
+    ],
+)
+def build_bytes(t: TestContext) -> None:
+    reply = '{"reply":"你好，世界"}'
+    check_case(t, ("中文正文", "a Chinese body"), 200, "OK", "application/json", reply)
+    png = b"\x89PNG\r\n\x1a\n\x00\xff\xfe"
+    check_case(
+        t, ("bytes 正文原样发送", "a bytes body, sent as it is"), 200, "OK", "image/png", png
+    )
+    check_case(t, ("空正文", "an empty body"), 204, "No Content", "text/plain", "")
+
+
+@lab.test(
+    "build_response：处处 CRLF",
+    "build_response: CRLF everywhere",
+    hint=[
+        (
+            "每一行（状态行和每个头部）都以 \\r\\n 结尾，头部之后再一个 \\r\\n；正文原样拼在后面，"
+            '不要对整个响应做 replace("\\n", "\\r\\n")：那会改掉正文。',
+            "Every line (the status line and each header) ends in \\r\\n, then one more "
+            '\\r\\n; the body follows unchanged. Do not replace("\\n", "\\r\\n") over the '
+            "whole response: that changes the body.",
+        ),
+        *BUILD_HINTS,
+    ],
+)
+def build_crlf(t: TestContext) -> None:
+    body = "<p>a</p>\r\n\r\n<p>b</p>\nend\n"
+    name = (
+        "头部的每一行都以 \\r\\n 结尾（没有单独的 \\n 或 \\r）",
+        "every line of the head ends in \\r\\n (no bare \\n or \\r)",
+    )
+    call = t.returns(name, BUILD, 200, "OK", "text/html; charset=utf-8", body)
+    if call is not None:
+        raw = call.value if isinstance(call.value, bytes) else b""
+        end = raw.find(b"\r\n\r\n")
+        head = raw[: end + 2] if end >= 0 else raw
+        bare = head.replace(b"\r\n", b"").count(b"\n") + head.replace(b"\r\n", b"").count(b"\r")
+        t.check(
+            name,
+            end >= 0 and bare == 0,
+            tr(f"头部：{show(head, 300)}", f"head: {show(head, 300)}"),
+        )
+    check_case(
+        t,
+        ("正文里有 \\r\\n\\r\\n 和 \\n", "a body with \\r\\n\\r\\n and \\n"),
+        200,
+        "OK",
+        "text/html",
+        body,
+    )
+
+
+@lab.test(
+    "build_response：拒绝头部注入",
+    "build_response: refuses header injection",
+    hint=(
+        'reason 或 content_type 里只要有 "\\r" 或 "\\n"（单独出现也算）就抛 ValueError：'
+        "否则它后面的文字会变成一行新的头部。",
+        'A "\\r" or a "\\n" (either one alone too) in reason or content_type raises '
+        "ValueError: otherwise the text after it becomes a header line of its own.",
+    ),
+)
+def build_injection(t: TestContext) -> None:
+    cases = [
+        (
+            (200, "OK\r\nSet-Cookie: session=evil", "text/plain", "x"),
+            "reason 里有 \\r\\n",
+            "\\r\\n in reason",
+        ),
+        ((200, "OK", "text/html\nX-Evil: 1", "x"), "content_type 里有 \\n", "\\n in content_type"),
+        (
+            (200, "OK\rX-Evil: 1", "text/plain", "x"),
+            "reason 里有单独的 \\r",
+            "a bare \\r in reason",
+        ),
+    ]
+    for args, zh, en in cases:
+        t.raises((f"{zh} → ValueError", f"{en} → ValueError"), ValueError, BUILD, *args)
+
+
+# -- real traffic on a loopback socket (sockets in the grader, plain strings and bytes cross) --
+
+
+def read_head(conn: socket.socket) -> bytes:
+    """Bytes of one request up to its blank line, then its body (by Content-Length)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+    head, _, rest = data.partition(b"\r\n\r\n")
+    length = next(
+        (
+            int(v)
+            for k, _, v in (h.partition(b":") for h in head.split(b"\r\n")[1:])
+            if k.strip().lower() == b"content-length"
+        ),
+        0,
+    )
+    while len(rest) < length:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        rest += chunk
+    return head
+
+
+def capture_request_lines(requests: list[tuple[str, str, bytes | None]]) -> list[str]:
+    """Send each (method, target, body) with http.client; the request lines that arrived."""
+    lines: list[str] = []
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        server.settimeout(WAIT)
+        port = server.getsockname()[1]
+
+        def serve() -> None:
+            for _ in requests:
+                conn, _ = server.accept()
+                with conn:
+                    conn.settimeout(WAIT)
+                    head = read_head(conn)
+                    lines.append(head.split(b"\r\n", 1)[0].decode("latin-1"))
+                    conn.sendall(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n")
+
+        thread = threading.Thread(target=serve, daemon=True)
+        thread.start()
+        for method, target, body in requests:
+            client = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT)
+            headers = {"Content-Type": "application/json"} if body is not None else {}
+            client.request(method, target, body=body, headers=headers)
+            client.getresponse().read()
+            client.close()
+        thread.join(WAIT)
+    return lines
+
+
+class Read(NamedTuple):
+    """What http.client made of a response, or the error it raised."""
+
+    version: int = 0
+    status: int = 0
+    reason: str = ""
+    headers: dict[str, str | None] | None = None
+    body: bytes = b""
+    error: str = ""
+
+
+def fetch(raw: bytes) -> Read:
+    """Serve `raw` to one http.client GET on a loopback socket; what the client read."""
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        server.settimeout(WAIT)
+        port = server.getsockname()[1]
+
+        def serve() -> None:
+            conn, _ = server.accept()
+            with conn:
+                conn.settimeout(WAIT)
+                read_head(conn)
+                conn.sendall(raw)
+                conn.shutdown(socket.SHUT_WR)
+
+        thread = threading.Thread(target=serve, daemon=True)
+        thread.start()
+        client = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT)
+        try:
+            client.request("GET", "/")
+            resp = client.getresponse()
+            names = ("Content-Type", "Content-Length", "Connection")
+            headers = {n: resp.getheader(n) for n in names}
+            got = Read(resp.version, resp.status, resp.reason, headers, resp.read())
+        except (http.client.HTTPException, OSError) as e:
+            got = Read(error=f"{type(e).__name__}: {e}")
+        finally:
+            client.close()
+        thread.join(WAIT)
+    return got
+
+
+REQUESTS: list[tuple[str, str, bytes | None]] = [
+    ("GET", "/health", None),
+    ("POST", "/v1/chat/completions", b'{"messages": [{"role": "user", "content": "hi"}]}'),
+    ("PUT", "/files/a%20b.txt?overwrite=1", b"{}"),
+    ("DELETE", "/items/7", None),
+    ("HEAD", "/", None),
+    ("OPTIONS", "*", None),
+]
+
+
+@lab.test(
+    "真实流量：http.client 发出的请求行",
+    "real traffic: request lines sent by http.client",
+    hint=PARSE_HINTS,
+)
+def traffic_requests(t: TestContext) -> None:
+    lines = capture_request_lines(REQUESTS)
+    if len(lines) != len(REQUESTS):
+        raise RuntimeError(f"loopback capture got {len(lines)} of {len(REQUESTS)} request lines")
+    calls = t.map(PARSE, [(line,) for line in lines])
+    want = [(m, target, "HTTP/1.1") for m, target, _ in REQUESTS]
+    bad = [
+        (line, c.value, w)
+        for line, c, w in zip(lines, calls, want, strict=True)
+        if c.value != w or type(c.value) is not tuple
+    ]
+    detail = None
+    if bad:
+        line, got, w = bad[0]
+        detail = tr(
+            f"请求行 {quoted(line)}\n期望 {w}\n实际 {show(got)}",
+            f"request line {quoted(line)}\nexpected {w}\ngot      {show(got)}",
+        )
+    t.check(
+        (
+            f"回环 socket 上收到的 {len(lines)} 个请求行"
+            "（GET、POST、PUT、DELETE、HEAD、OPTIONS）都解析对了",
+            f"the {len(lines)} request lines received on a loopback socket "
+            "(GET, POST, PUT, DELETE, HEAD, OPTIONS) parse right",
+        ),
+        not bad,
+        detail,
+    )
+
+
+SERVED: list[tuple[tuple[Any, ...], str, str]] = [
+    ((200, "OK", "application/json", '{"status":"ok"}'), "200 的 JSON", "a 200 with JSON"),
+    (
+        (404, "Not Found", "application/json", '{"error":"missing"}'),
+        "404 Not Found",
+        "a 404 Not Found",
+    ),
+    (
+        (200, "OK", "text/plain; charset=utf-8", "你好，世界！\n第二行"),
+        "中文正文",
+        "a Chinese body",
+    ),
+]
+
+
+@lab.test(
+    "真实流量：http.client 读取你的响应",
+    "real traffic: http.client reads your responses",
+    hint=BUILD_HINTS,
+)
+def traffic_responses(t: TestContext) -> None:
+    for args, zh, en in SERVED:
+        name = (
+            f"{zh}：http.client 读到的状态、头部和正文都对",
+            f"{en}: http.client reads the right status, headers and body",
+        )
+        call = t.returns(name, BUILD, *args)
+        if call is None:
+            continue
+        if not isinstance(call.value, bytes):
+            what = type(call.value).__name__
+            t.check(
+                name,
+                False,
+                tr(
+                    f"返回的是 {what}，不是 bytes：无法发送",
+                    f"returned {what}, not bytes: nothing to send",
+                ),
+            )
+            continue
+        status, reason, ctype, body = args
+        data = body.encode("utf-8")
+        got = fetch(call.value)
+        want = Read(
+            11,
+            status,
+            reason,
+            {"Content-Type": ctype, "Content-Length": str(len(data)), "Connection": "close"},
+            data,
+        )
+        if got.error:
+            msg = tr(f"http.client 报错 {got.error}", f"http.client raised {got.error}")
+        else:
+            msg = tr(
+                f"期望 {show(want, 300)}\n实际 {show(got, 300)}",
+                f"expected {show(want, 300)}\ngot      {show(got, 300)}",
+            )
+        t.check(name, got == want, msg)

@@ -1,0 +1,13 @@
+"""Mutant: quietly decodes a bytes line instead of refusing it."""
+
+# fails: parse_injection
+
+from __future__ import annotations
+
+_solution_parse = parse_request_line
+
+
+def parse_request_line(line: str) -> tuple[str, str, str]:
+    if isinstance(line, bytes):
+        line = line.decode("latin-1")
+    return _solution_parse(line)

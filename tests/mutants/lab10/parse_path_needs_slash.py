@@ -1,0 +1,14 @@
+"""Mutant: requires the path to start with "/", refusing "*" and absolute URLs."""
+
+# fails: parse_forms, traffic_requests
+
+from __future__ import annotations
+
+_solution_parse = parse_request_line
+
+
+def parse_request_line(line: str) -> tuple[str, str, str]:
+    method, path, version = _solution_parse(line)
+    if not path.startswith("/"):
+        raise ValueError(f"path must start with '/', got {path!r}")
+    return method, path, version
