@@ -315,8 +315,8 @@ def build_basic(t: TestContext) -> None:
     hint=[
         (
             '"你好" 是 2 个字符、6 个字节：len(str) 数字符，len(bytes) 才是字节数。',
-            '"你好" is 2 characters and 6 bytes: len(str) counts characters, len(bytes) '
-            "counts bytes.",
+            "A Chinese character is 1 character and 3 bytes: len(str) counts characters, "
+            "len(bytes) counts bytes.",
         ),
         *BUILD_HINTS,
     ],
