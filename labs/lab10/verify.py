@@ -19,6 +19,23 @@ from grader.dsl import Lab, TestContext
 from grader.i18n import Text, tr
 
 lab = Lab("lab10", "HTTP 服务", "HTTP service")
+lab.forbid(
+    "parse_request_line",
+    "framework.http_protocol:parse_request_line",
+    why=(
+        "这一课就是亲手切分请求行、逐段检查",
+        "this lab is about splitting the request line and checking each part yourself",
+    ),
+)
+lab.forbid(
+    "build_response",
+    "framework.http_protocol:build_response",
+    "framework.http_protocol:response_head",
+    why=(
+        "这一课就是亲手拼出状态行、三个头部、空行和正文",
+        "this lab is about writing the status line, three headers, blank line and body",
+    ),
+)
 
 PARSE, BUILD = "parse_request_line", "build_response"
 WAIT = 5.0  # seconds a loopback socket may wait; a local exchange takes milliseconds
