@@ -11,11 +11,11 @@ chat format of lab09 (`<|system|>`, `<|user|>`, `<|assistant|>`, `<|end|>`):
   separate, learnable steps;
 - facts about the pieces of a GPT ("what is attention?", "什么是层归一化？").
 
-A dialogue's text is ``"<|role|>\\n" + content + "\\n"`` per message, exactly as
-`format_prompt` writes a prompt, and the assistant's finished reply is closed by
-``<|end|>``: what the model sees before a reply at inference is what it saw in training,
-and it learns to stop. Some (a, op, b) sums are held out: they occur in no training or
-validation dialogue, only in `Corpus.heldout`, whose answers are checked by exact match.
+A dialogue's text is `framework.chat.format_training_example`: each message as
+``"<|role|>\\n" + content + "\\n<|end|>\\n"``, so a model trained on it meets the layout
+`Conversation` prompts it with (`format_chat_prompt`), and learns to close its reply with
+``<|end|>``. Some (a, op, b) sums are held out: they occur in no training or validation
+dialogue, only in `Corpus.heldout`, whose answers are checked by exact match.
 
 Deliberately not here: downloads, multi-turn memory, numbers beyond `max_operand`,
 negative results. Number words live in `framework.phrasebook`.
@@ -24,8 +24,8 @@ Example:
     >>> c = build_corpus(seed=0, num_dialogues=20)
     >>> len(c.train) + len(c.val)
     20
-    >>> render([("user", "1+1=?"), ("assistant", "1 + 1 = 2")])
-    '<|user|>\\n1+1=?\\n<|assistant|>\\n1 + 1 = 2\\n<|end|>\\n'
+    >>> Dialogue((("user", "1+1=?"), ("assistant", "1 + 1 = 2")), "arithmetic").text
+    '<|user|>\\n1+1=?\\n<|end|>\\n<|assistant|>\\n1 + 1 = 2\\n<|end|>\\n'
 """
 
 from __future__ import annotations
@@ -37,50 +37,19 @@ import numpy as np
 from numpy.typing import NDArray
 
 from framework import phrasebook as pb
+from framework.chat import format_training_example
 from framework.tokenizer import Tokenizer
 
 __all__ = [
-    "END_TAG",
-    "ROLES",
     "Corpus",
     "Dialogue",
     "Question",
     "arithmetic_answer",
     "build_corpus",
     "encode_dialogues",
-    "render",
 ]
 
-ROLES = ("system", "user", "assistant")
-END_TAG = "<|end|>"
 Message = tuple[str, str]
-
-
-def render(messages: Sequence[Message]) -> str:
-    """The training text of a dialogue: each message tagged, assistant replies closed.
-
-    Args:
-        messages: (role, content) pairs; roles from `ROLES`.
-
-    Returns:
-        ``"<|role|>\\n" + content + "\\n"`` per message, with ``"<|end|>\\n"`` after
-        every assistant message.
-
-    Raises:
-        ValueError: for an unknown role.
-
-    Example:
-        >>> render([("user", "hi"), ("assistant", "Hello!")])
-        '<|user|>\\nhi\\n<|assistant|>\\nHello!\\n<|end|>\\n'
-    """
-    parts = []
-    for role, content in messages:
-        if role not in ROLES:
-            raise ValueError(f"role must be one of {ROLES}, got {role!r}")
-        parts.append(f"<|{role}|>\n{content}\n")
-        if role == "assistant":
-            parts.append(END_TAG + "\n")
-    return "".join(parts)
 
 
 @dataclass(frozen=True)
@@ -92,8 +61,8 @@ class Dialogue:
 
     @property
     def text(self) -> str:
-        """The rendered training text (see `render`)."""
-        return render(self.messages)
+        """The training text: `format_training_example` of the messages."""
+        return format_training_example(self.messages)
 
 
 @dataclass(frozen=True)

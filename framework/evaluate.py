@@ -1,7 +1,8 @@
 """Exact-match evaluation: ask a trained model the held-out questions, compare its replies.
 
-Each question becomes the prompt the chat format prescribes (BOS, then
-``"<|user|>\\n" + question + "\\n<|assistant|>\\n"``); the model continues it greedily
+Each question becomes the prompt a chat with the model starts with (BOS, then
+`format_chat_prompt`: ``"<|user|>\\n" + question + "\\n<|end|>\\n<|assistant|>\\n"``, the
+layout of the training dialogues); the model continues it greedily
 (always the most likely next token) until it writes ``<|end|>`` or runs out of room, and
 its reply is the text before the first tag, stripped. A reply counts only if it equals
 the canonical answer exactly: ``3 + 4 = 7``, not ``7``, not ``3 + 4 = 7.``.
@@ -12,7 +13,7 @@ here: sampling and the KV cache (`framework.generate`), partial credit.
 
 Example:
     >>> prompt_text("3+4=?")
-    '<|user|>\\n3+4=?\\n<|assistant|>\\n'
+    '<|user|>\\n3+4=?\\n<|end|>\\n<|assistant|>\\n'
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from framework.corpus import END_TAG, Question, render
+from framework.chat import END_TAG, extract_response, format_chat_prompt
+from framework.corpus import Question
 from framework.tokenizer import Tokenizer
 from framework.train import Trainable
 
@@ -31,14 +33,9 @@ __all__ = ["ExactMatch", "exact_match", "greedy_replies", "prompt_text"]
 
 
 def prompt_text(question: str, system: str | None = None) -> str:
-    """The prompt for one user question, as `format_prompt` writes it."""
+    """The chat prompt for one user question (and an optional system message)."""
     messages = ([("system", system)] if system else []) + [("user", question)]
-    return render(messages) + "<|assistant|>\n"
-
-
-def _reply(text: str) -> str:
-    cut = text.find("<|")
-    return (text if cut < 0 else text[:cut]).strip()
+    return format_chat_prompt(messages)
 
 
 def greedy_replies(
@@ -77,7 +74,7 @@ def greedy_replies(
             if done.all():
                 break
         for i, row in zip(members, ids, strict=True):
-            replies[i] = _reply(tok.decode(row[length:].tolist()))
+            replies[i] = extract_response(tok.decode(row[length:].tolist()))
     return replies
 
 

@@ -8,13 +8,13 @@ from functools import cache
 import numpy as np
 import pytest
 
+from framework.chat import format_chat_prompt
 from framework.corpus import (
     Corpus,
     Dialogue,
     arithmetic_answer,
     build_corpus,
     encode_dialogues,
-    render,
 )
 from framework.phrasebook import ask_sum, number_en, number_zh
 from framework.tokenizer import BOS_ID, ByteTokenizer
@@ -38,16 +38,17 @@ def test_every_dialogue_is_in_chat_format() -> None:
     for d in corpus().train[:500] + corpus().val:
         text = d.text
         assert text.startswith(("<|user|>\n", "<|system|>\n")) and text.endswith("<|end|>\n")
-        assert [m.group(1) for m in tag.finditer(text)][-3:] == ["user", "assistant", "end"]
+        tags = [m.group(1) for m in tag.finditer(text)]
+        assert tags[-4:] == ["user", "end", "assistant", "end"]
         for role, content in d.messages:
-            assert f"<|{role}|>\n{content}\n" in text and "<|" not in content
+            assert f"<|{role}|>\n{content}\n<|end|>\n" in text and "<|" not in content
 
 
-def test_render() -> None:
-    msgs = [("system", "S"), ("user", "U"), ("assistant", "A")]
-    assert render(msgs) == "<|system|>\nS\n<|user|>\nU\n<|assistant|>\nA\n<|end|>\n"
-    with pytest.raises(ValueError, match="role"):
-        render([("bot", "x")])
+def test_text_is_the_chat_training_layout() -> None:
+    d = Dialogue((("system", "S"), ("user", "U"), ("assistant", "A")), "greeting")
+    assert d.text == "<|system|>\nS\n<|end|>\n<|user|>\nU\n<|end|>\n<|assistant|>\nA\n<|end|>\n"
+    prompt = format_chat_prompt(d.messages[:-1])
+    assert d.text.startswith(prompt)  # what a chat feeds the model is what it trained on
 
 
 def test_arithmetic_answers_are_canonical_and_right() -> None:
