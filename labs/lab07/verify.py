@@ -8,9 +8,11 @@ grader runs). Tolerances are written at each check with the reason; NaN never pa
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from framework import tensor_from
+from framework import Tensor, tensor_from
 from grader.dsl import Lab, TestContext
 from grader.views import strided
 
@@ -30,12 +32,14 @@ def ref_loss(z: np.ndarray, y: list[int]) -> float:
 def ref_grad(z: np.ndarray, y: list[int]) -> np.ndarray:
     z = np.asarray(z, dtype=np.float64)
     e = np.exp(z - z.max(axis=1, keepdims=True))
-    g = e / e.sum(axis=1, keepdims=True)
+    g: np.ndarray = e / e.sum(axis=1, keepdims=True)
     g[np.arange(len(y)), y] -= 1.0
     return g / len(y)
 
 
-def ref_adamw(p, grads, lr, b1, b2, eps, wd):  # type: ignore[no-untyped-def]
+def ref_adamw(
+    p: Any, grads: list[np.ndarray], lr: float, b1: float, b2: float, eps: float, wd: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """torch.optim.AdamW's algorithm in float64: decay, moments, bias-corrected update."""
     p = np.asarray(p, np.float64)
     m, v = np.zeros_like(p), np.zeros_like(p)
@@ -47,7 +51,9 @@ def ref_adamw(p, grads, lr, b1, b2, eps, wd):  # type: ignore[no-untyped-def]
     return p, m, v
 
 
-def torch_adamw(p, grads, lr, b1, b2, eps, wd):  # type: ignore[no-untyped-def]
+def torch_adamw(
+    p: Any, grads: list[np.ndarray], lr: float, b1: float, b2: float, eps: float, wd: float
+) -> np.ndarray | None:
     """The same steps by torch.optim.AdamW itself (in this process), or None without torch."""
     try:
         import torch
@@ -58,7 +64,8 @@ def torch_adamw(p, grads, lr, b1, b2, eps, wd):  # type: ignore[no-untyped-def]
     for g in grads:
         w.grad = torch.tensor(np.asarray(g, np.float32))
         opt.step()
-    return w.detach().numpy().astype(np.float64)
+    out: np.ndarray = w.detach().numpy().astype(np.float64)
+    return out
 
 
 # -- cross_entropy_loss ----------------------------------------------------------------------
@@ -223,7 +230,7 @@ def grad_errors(t: TestContext) -> None:
 
 
 # -- adam_step -------------------------------------------------------------------------------
-def _adam_args(p, g, m, v):  # type: ignore[no-untyped-def]
+def _adam_args(p: Any, g: Any, m: Any, v: Any) -> list[Tensor]:
     return [tensor_from(np.asarray(a, F32)) for a in (p, g, m, v)]
 
 
