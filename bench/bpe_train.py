@@ -43,6 +43,8 @@ def corpus_text(kb: int) -> tuple[str, str]:
             for d in [*corpus.train, *corpus.val]:
                 parts.append(d.text)
                 size += len(d.text.encode())
+                if size >= want:
+                    break
             seed += 1
         return "".join(parts), "framework.corpus"
     files = sorted(ROOT.glob("labs/lab*/TASK*.md")) + sorted(ROOT.glob("framework/*.py"))
@@ -108,16 +110,17 @@ def main() -> None:
         return
     tags = "|".join(re.escape(t) for t in CHAT_TAGS)
     chunks = [p for p in re.split(tags, text) if p]
+    n_tags = len(re.findall(tags, text))  # one id each in ours: count them for HF too
     t_hf, hf = median_time(lambda: hf_tokenizer(chunks, args.merges), args.runs)
     t_hf_enc, enc = median_time(lambda: hf.encode_batch(chunks), args.runs)
-    hf_ids = sum(len(e.ids) for e in enc)
+    hf_ids = sum(len(e.ids) for e in enc) + n_tags
     print(f"  HF tokenizers: train {t_hf:.2f} s, encode {size / t_hf_enc / 1e6:.2f} MB/s, "
           f"{size / hf_ids:.2f} bytes per id")  # fmt: skip
     print(f"  ratios (ours / HF): train time {t_train / t_hf:.2f}x, "
           f"encode throughput {t_hf_enc / t_enc:.2f}x")  # fmt: skip
     t_w, hf_w = median_time(lambda: hf_tokenizer(chunks, args.merges, words=True), args.runs)
     t_w_enc, enc = median_time(lambda: hf_w.encode_batch(chunks), args.runs)
-    w_ids = sum(len(e.ids) for e in enc)
+    w_ids = sum(len(e.ids) for e in enc) + n_tags
     print(f"  HF with GPT-2 word splitting: train {t_w:.2f} s, encode "
           f"{size / t_w_enc / 1e6:.2f} MB/s, {size / w_ids:.2f} bytes per id; ours / it: "
           f"train time {t_train / t_w:.1f}x, encode throughput {t_w_enc / t_enc:.2f}x")  # fmt: skip
