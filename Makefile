@@ -45,6 +45,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/model_forward.py
 	$(BIN)/python bench/model_train_step.py
 	$(BIN)/python bench/generate_cache.py
+	$(BIN)/python bench/bpe_train.py
 
 handouts: $(STAMP)
 	$(BIN)/python -m grader.handouts --write
