@@ -243,7 +243,8 @@ class BPETokenizer(Tokenizer):
     def __eq__(self, other: object) -> bool:
         return isinstance(other, BPETokenizer) and self._merges == other._merges
 
-    __hash__ = None  # type: ignore[assignment]
+    def __hash__(self) -> int:
+        return hash(tuple(self._merges))
 
     def __repr__(self) -> str:
         return f"BPETokenizer(vocab_size={self.vocab_size}, merges={len(self._merges)})"

@@ -295,6 +295,7 @@ def test_save_load_round_trip_and_fingerprint(tmp_path: Path) -> None:
     assert "今天" in path.read_text(encoding="utf-8") or "天" in path.read_text(encoding="utf-8")
     back = BPETokenizer.load(path, expected_fingerprint=tok.fingerprint())
     assert back == tok and back.fingerprint() == tok.fingerprint()
+    assert hash(back) == hash(tok) and len({back, tok, BPETokenizer()}) == 2
     assert back.encode(TEXT) == tok.encode(TEXT)
     assert BPETokenizer.train(TEXT, 40).fingerprint() == tok.fingerprint()
     assert BPETokenizer.train(TEXT, 39).fingerprint() != tok.fingerprint()
