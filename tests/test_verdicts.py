@@ -39,3 +39,49 @@ def test_the_three_view_blind_functions_fail(sandbox: Sandbox) -> None:
         result = run("lab04", mutant, sandbox)
         failed = {t.id: t.status for t in result.tests if t.status is not Status.PASS}
         assert failed == {"strided_views": Status.FAIL}, mutant
+
+
+def _student(tmp_path: Path, lab: str, old: str, new: str) -> Path:
+    info = resolve_lab(lab)
+    source = info.solution.read_text(encoding="utf-8")
+    assert old in source
+    path = tmp_path / "student.py"
+    path.write_text(source.replace(old, new), encoding="utf-8")
+    return path
+
+
+def test_not_implemented_from_a_library_is_an_error_not_todo(
+    tmp_path: Path, sandbox: Sandbox
+) -> None:
+    from grader.labs import load_lab
+    from grader.runner import run_tests
+
+    path = _student(
+        tmp_path,
+        "lab04",
+        "    v = xt.numpy()\n",
+        "    v = xt.numpy()\n    memoryview(v.reshape(-1, v.shape[-1]))[0]  # sub-views: not implemented\n",
+    )
+    result = run_tests(load_lab(resolve_lab("lab04")), path, sandbox)
+    status = {t.id: t.status for t in result.tests}
+    assert status["softmax_basic"] is Status.ERROR
+    assert Status.TODO not in status.values()
+    line = next(c for t in result.tests for c in t.checks if c.status is Status.ERROR)
+    assert "NotImplementedError" in line.name.en and "student.py" in line.message.en  # type: ignore[union-attr]
+
+
+def test_an_aliased_roundtrip_passes(tmp_path: Path, sandbox: Sandbox) -> None:
+    from grader.labs import load_lab
+    from grader.runner import run_tests
+
+    path = _student(
+        tmp_path,
+        "lab02",
+        '    ids = [encode_byte(tok, b) for b in text.encode("utf-8")]\n'
+        "    values = [decode_id(tok, i) for i in ids]\n",
+        "    enc, dec = encode_byte, decode_id  # local aliases\n"
+        '    ids = [enc(tok, b) for b in text.encode("utf-8")]\n'
+        "    values = [dec(tok, i) for i in ids]\n",
+    )
+    result = run_tests(load_lab(resolve_lab("lab02")), path, sandbox)
+    assert result.passed, [t.id for t in result.tests if t.status is not Status.PASS]

@@ -17,6 +17,22 @@ from grader.dsl import Lab, TestContext
 from grader.i18n import Text, tr
 
 lab = Lab("lab02", "字节级 Tokenizer", "Byte-level tokenizer")
+_WRITE_IT = (
+    "这一课就是亲手写出字节与 id 之间的映射",
+    "this lab is about writing the mapping between bytes and ids yourself",
+)
+_ENCODE = ("framework.tokenizer:ByteTokenizer.encode",)
+_DECODE = (
+    "framework.tokenizer:Tokenizer.decode",
+    "framework.tokenizer:Tokenizer.token_bytes",
+    "framework.tokenizer:Tokenizer.token_str",
+    "framework.tokenizer:Tokenizer.is_special",
+    "framework.tokenizer:Tokenizer.check_id",
+    "framework.tokenizer:ByteTokenizer._piece",
+)
+lab.forbid("encode_byte", *_ENCODE, why=_WRITE_IT)
+lab.forbid("decode_id", *_DECODE, why=_WRITE_IT)
+lab.forbid("roundtrip", *_ENCODE, *_DECODE, why=_WRITE_IT)
 
 REF = ByteTokenizer()  # the framework's tokenizer, in the grader's process
 TOKENIZER = "framework.tokenizer:ByteTokenizer"

@@ -20,6 +20,28 @@ from grader.compare import to_array
 from grader.dsl import Lab, TestContext
 
 lab = Lab("lab03", "词嵌入与位置编码", "Embeddings and positional encoding")
+_PE = (
+    "这一课就是亲手写出正弦位置编码",
+    "this lab is about writing the sinusoidal positional encoding yourself",
+)
+lab.forbid("pe_sinusoidal", "framework.embedding:sinusoidal_table", why=_PE)
+lab.forbid(
+    "embedding_forward",
+    "framework.embedding:Embedding.forward",
+    "framework.embedding:sinusoidal_table",
+    why=(
+        "这一课就是亲手查表并加上你自己的 pe_sinusoidal",
+        "this lab is about the table lookup plus your own pe_sinusoidal",
+    ),
+)
+lab.forbid(
+    "embedding_backward",
+    "framework.embedding:Embedding.backward",
+    why=(
+        "这一课就是亲手写出 scatter-add（重复的 id 要累加）",
+        "this lab is about writing the scatter-add yourself (repeated ids add up)",
+    ),
+)
 
 F32 = np.float32
 EMBEDDING = "framework.embedding:Embedding"

@@ -13,6 +13,21 @@ from framework import MultiHeadAttention, create_causal_mask, tensor_from
 from grader.dsl import Lab, TestContext
 
 lab = Lab("lab04", "多头自注意力", "Multi-head self-attention")
+lab.forbid(
+    "softmax",
+    "framework.math_ops:softmax",
+    "framework.math_ops:softmax_inplace",
+    "framework.math_ops:_softmax_np",
+    why=(
+        "这一课就是亲手写出沿最后一维、减去最大值的 softmax",
+        "this lab is about writing the softmax over the last dimension, max subtracted",
+    ),
+)
+lab.forbid(
+    "attention_scores",
+    "framework.math_ops:matmul_transposed_b",
+    why=("这一课就是亲手写出 scale · Q @ Kᵀ", "this lab is about writing scale · Q @ Kᵀ yourself"),
+)
 
 F32 = np.float32
 EPS = 1e-6  # values of order 1 computed in float32: a few ulps
