@@ -448,6 +448,7 @@ def quick(x):
 
 def test_a_timed_out_function_fails_at_once_afterwards(sandbox: Sandbox, tmp_path: Path) -> None:
     session = sandbox.session(str(write_student(tmp_path, HANGS)))
+    assert session.call("quick", 0).value == 0  # the child is up: starting it is not timed here
     first = session.call("spin", 1, timeout=0.5)
     assert first.kind == "timeout"
     assert session.call("quick", 1).value == 1
@@ -462,13 +463,13 @@ def test_a_timed_out_function_fails_at_once_afterwards(sandbox: Sandbox, tmp_pat
 
 def test_a_timeout_shows_where_the_code_was_stuck(sandbox: Sandbox, tmp_path: Path) -> None:
     session = sandbox.session(str(write_student(tmp_path, HANGS)))
-    for name, code in (("spin", "total += n"), ("nap", "time.sleep(30)")):
+    for name, lines in (("spin", ("while True:", "total += n")), ("nap", ("time.sleep(30)",))):
         out = session.call(name, 1, timeout=1.0)
         assert out.kind == "timeout" and out.exc is not None
         frames = out.exc["frames"]
         assert frames, f"no frames for {name}"
         assert frames[-1]["file"] == "student.py" and frames[-1]["func"] == name
-        assert frames[-1]["code"] == code
+        assert frames[-1]["code"] in lines  # a loop is caught on either of its lines
     session.close()
 
 

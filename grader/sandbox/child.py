@@ -61,6 +61,7 @@ def main() -> None:
         str(setup["student"]),
         gen=int(setup.get("gen") or 0),
         traceback_path=str(setup.get("traceback") or ""),
+        import_dump_at=float(setup.get("import_dump_at") or 0.0),
         sync=True,
     )
 

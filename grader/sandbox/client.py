@@ -20,7 +20,7 @@ from typing import Any
 from grader.sandbox.channel import Child
 from grader.sandbox.fork import ForkBackend
 from grader.sandbox.launch import choose_backend
-from grader.sandbox.limits import DEFAULT_LIMITS, Limits, SandboxError, memory_support
+from grader.sandbox.limits import DEFAULT_LIMITS, Limits, SandboxError, dump_time, memory_support
 from grader.sandbox.session import CallOutcome, Session
 from grader.sandbox.spawn import SpawnBackend
 
@@ -88,6 +88,7 @@ class Sandbox:
             "cwd": self.workdir,
             "gen": self._gen,
             "traceback": os.path.join(self._root, f"stack-{self._gen}.txt"),
+            "import_dump_at": dump_time(self.limits.timeout),
         }
 
     def session(self, student_path: str, deadline: float | None = None) -> Session:

@@ -18,6 +18,7 @@ __all__ = [
     "SandboxError",
     "apply_child_limits",
     "children_of",
+    "dump_time",
     "kill_group",
     "kill_tree",
     "make_undumpable",
@@ -210,3 +211,8 @@ def apply_child_limits(mem_bytes: int, file_bytes: int = 0, open_files: int = 25
         except (OSError, ValueError):  # not enforceable on this system
             pass
     return capped
+
+
+def dump_time(limit: float) -> float:
+    """When a child dumps its stacks during a request with time `limit`: just before it ends."""
+    return max(limit - 1.0, 0.5 * limit)

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 from grader import codec
 from grader.sandbox.channel import Child
-from grader.sandbox.limits import Limits
+from grader.sandbox.limits import Limits, dump_time
 from grader.sandbox.protocol import FrameReader, send_frame
 from grader.sandbox.stacks import stuck_frames
 
@@ -244,6 +244,7 @@ class Session:
         if stale is not None:
             return stale
         assert self._child is not None
+        req = {**req, "dump_at": dump_time(limit)}  # see worker.py, point 3
         try:
             frame = codec.dumps(req)
         except codec.CodecError as e:

@@ -1,8 +1,9 @@
 """Where a hung call was stuck: the student's frames from a child's `faulthandler` dump.
 
-A child dumps the stacks of its threads into a file every 0.2 s (see `worker.py`); when a
-call runs out of time the grader reads the last dump just before ending the child, and keeps
-the frames of the student's own files, in the format of an exception's frames.
+A child dumps the stacks of its threads into a file shortly before a call's time is up (see
+`worker.py`); when the call runs out of time the grader reads that dump just before ending
+the child, and keeps the frames of the student's own files, in the format of an
+exception's frames.
 """
 
 from __future__ import annotations

@@ -36,10 +36,10 @@ The protocol (each message one `protocol` frame holding one `grader.codec` frame
    ``raise`` statement in the student's file. One that numpy or a builtin raises inside a
    finished function (indexing a multi-dimensional memoryview, say) is an ordinary
    exception.
-3. While it imports the module and from its first request on, the child dumps the stacks
-   of its threads into its traceback file every 0.2 s (`faulthandler`), so that when a
-   call runs out of time the grader can show the line where it was stuck, even though it
-   then kills the process.
+3. Shortly before a request's time is up (`dump_at`, seconds, sent with the request), the
+   child dumps the stacks of its threads into its traceback file
+   (`faulthandler`), so that when a call runs out of time the grader can show the line
+   where it was stuck, even though it then kills the process.
 4. A child started with ``sync=True`` writes `protocol.sync_marker(n)` to its stdout right
    before its n-th reply (the ready message is number 0), for a grader that drains the
    output in a thread.
@@ -72,8 +72,6 @@ from grader.sandbox.protocol import recv_frame, send_frame, sync_marker
 __all__ = ["ForbiddenCall", "serve"]
 
 _MAX_FRAMES = 8
-_DUMP_EVERY = 0.2  # seconds between stack dumps
-_DUMP_KEEP = 256 * 1024  # bytes of dumps before the file starts afresh
 _RAISE = dis.opmap["RAISE_VARARGS"]
 _RESUME = dis.opmap.get("RESUME")
 
@@ -104,58 +102,50 @@ class _Handles:
 
 
 class _Context:
-    """What every request needs: the module, its file and the handles."""
+    """What every request needs: the module, its file, the handles, the traceback file."""
 
-    def __init__(self, module: ModuleType, student_file: str, gen: int) -> None:
+    def __init__(self, module: ModuleType, student_file: str, gen: int, dump: _Dump) -> None:
         self.module = module
         self.student_file = student_file
         self.student_dir = os.path.dirname(student_file) + os.sep
         self.handles = _Handles(gen)
+        self.dump = dump
 
 
 class _Dump:
-    """Dumps the stacks of all threads into a file every `_DUMP_EVERY` seconds.
+    """Dumps the stacks of all threads into a file once, shortly before a call's time is up.
 
-    `faulthandler`'s own thread writes the dumps, without the GIL, so they come even while
-    the student's code spins in Python or in C. It runs while the module imports, and from
-    the first request on (a spare child that never serves stays quiet); the grader reads the
-    last dump when a call runs out of time.
+    `faulthandler`'s own thread writes the dump, without the GIL, so it comes even while
+    the student's code spins in Python or in C. Reading another thread's frames without
+    the GIL is not safe while that thread runs, so the dump is armed per request for the
+    moment just before the grader would give up (`dump_at`, sent by the grader), and
+    disarmed when the request returns: a call that finishes in time is never dumped.
     """
 
     def __init__(self, path: str) -> None:
         self.file: BinaryIO | None = None
-        self.running = False
-        if path:
-            try:
-                self.file = open(path, "wb", buffering=0)  # noqa: SIM115 - kept open
-            except OSError:
-                self.file = None
-
-    def start(self) -> None:
-        if self.file is None or self.running:
+        if not path:
             return
         try:
-            faulthandler.dump_traceback_later(_DUMP_EVERY, repeat=True, file=self.file)
-            self.running = True
-        except (OSError, ValueError):
+            self.file = open(path, "wb", buffering=0)  # noqa: SIM115 - kept open
+        except OSError:
             self.file = None
 
-    def stop(self) -> None:
-        if self.running:
-            faulthandler.cancel_dump_traceback_later()
-            self.running = False
-
-    def rewind(self) -> None:
-        """Keep the file small: start it afresh once it has grown (a cheap check per call)."""
-        if self.file is None:
+    def arm(self, seconds: Any) -> None:
+        """Dump once after `seconds` (nothing when it is not a positive number)."""
+        if self.file is None or not isinstance(seconds, int | float) or seconds <= 0:
             return
-        self.start()
         try:
-            if self.file.tell() > _DUMP_KEEP:
-                self.file.seek(0)
-                self.file.truncate()
+            self.file.seek(0)
+            self.file.truncate()
+            faulthandler.dump_traceback_later(float(seconds), repeat=False, file=self.file)
         except (OSError, ValueError):
             pass
+
+    def disarm(self) -> None:
+        """Cancel a dump that has not happened yet."""
+        if self.file is not None:
+            faulthandler.cancel_dump_traceback_later()
 
 
 def _build(target: str, args: list[Any], kwargs: dict[str, Any], attrs: dict[str, Any]) -> Any:
@@ -274,6 +264,7 @@ def serve(
     *,
     gen: int = 0,
     traceback_path: str = "",
+    import_dump_at: float = 0.0,
     sync: bool = False,
 ) -> None:
     """Import the student module, report readiness, then answer requests until EOF."""
@@ -281,22 +272,21 @@ def serve(
     student_dir = os.path.dirname(student_file) + os.sep
     replier = _Replier(sock, sync)
     dump = _Dump(traceback_path)
+    dump.arm(import_dump_at)
     linecache.clearcache()
-    dump.start()
     try:
         module = _import_student(student_file)
     except BaseException as e:  # SyntaxError, ImportError, SystemExit at import, ...
         replier.send(codec.dumps({"ready": False, "exc": _exc_info(e, student_dir)}))
         return
-    dump.stop()
+    dump.disarm()
     replier.send(codec.dumps({"ready": True}))
-    ctx = _Context(module, student_file, gen)
+    ctx = _Context(module, student_file, gen, dump)
     while True:
         try:
             frame = recv_frame(sock)
         except EOFError:
             return
-        dump.rewind()
         reply = _handle(frame, ctx)
         try:
             payload = codec.dumps(reply, make_handle=ctx.handles.make)
@@ -339,11 +329,13 @@ def _handle(frame: bytes, ctx: _Context) -> Any:
 
 def _run(ctx: _Context, req: dict[str, Any], traps: _Traps, body: Callable[[], Any]) -> Any:
     """Run `body` with the traps set; add what the traps saw."""
+    ctx.dump.arm(req.get("dump_at"))
     traps.set()
     try:
         reply = body()
     finally:
         traps.unset()
+        ctx.dump.disarm()
     if traps.targets:
         reply["forbidden"] = traps.hits()
     return reply

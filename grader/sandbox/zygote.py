@@ -83,6 +83,7 @@ def _child(conn: socket.socket, out_fd: int, cmd: dict[str, Any]) -> None:
             str(cmd["student"]),
             gen=int(cmd.get("gen") or 0),
             traceback_path=str(cmd.get("traceback") or ""),
+            import_dump_at=float(cmd.get("import_dump_at") or 0.0),
         )
     finally:
         os._exit(0)
