@@ -36,8 +36,6 @@ lab.forbid("roundtrip", *_ENCODE, *_DECODE, why=_WRITE_IT)
 
 REF = ByteTokenizer()  # the framework's tokenizer, in the grader's process
 TOKENIZER = "framework.tokenizer:ByteTokenizer"
-# For one check, the sandbox's tokenizer has these methods switched off (set to None).
-SWITCHED_OFF = {"encode": None, "decode": None, "token_bytes": None}
 
 
 def short(x: Any) -> str:
@@ -233,26 +231,9 @@ def roundtrip_edge(t: TestContext) -> None:
     requires=[roundtrip_ascii, roundtrip_unicode, roundtrip_edge],
 )
 def roundtrip_own(t: TestContext) -> None:
-    # roundtrip already passed with a normal tokenizer; only the switched-off methods differ
-    tok = t.build(TOKENIZER, attrs=SWITCHED_OFF)
+    # Framework calls are trapped in every roundtrip call (lab.forbid above); here the text
+    # must come back from decoding, not be handed back unchanged: count the calls.
     text = "Hi 你好"
-    out = t.attempt("roundtrip", tok, text)
-    exc = out.exc or {}
-    got = f"{exc.get('type')}: {exc.get('message')}" if out.exc else short(out.value)
-    t.check(
-        (
-            "tok.encode / decode / token_bytes 被关掉时结果不变",
-            "same result with tok.encode / decode / token_bytes switched off",
-        ),
-        out.ok and split_pair(out.value) == (REF.encode(text), text),
-        tr(
-            "roundtrip 要用你的 encode_byte 和 decode_id，不要调用 tok.encode、tok.decode "
-            f"或 tok.token_bytes（这一项把它们设成了 None）。得到：{got}",
-            "roundtrip must use your encode_byte and decode_id, not tok.encode, tok.decode "
-            f"or tok.token_bytes (this check sets them to None). Got: {got}",
-        ),
-    )
-    # The text must come back from decoding, not be handed back unchanged: count the calls.
     call = t.call_counting(("encode_byte", "decode_id"), "roundtrip", t.build(TOKENIZER), text)
     n = len(text.encode("utf-8"))
     used = call.counts
