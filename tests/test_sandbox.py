@@ -769,3 +769,15 @@ def test_the_grader_can_be_made_undumpable() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.stdout.split() == ["1", "True", "0"], out.stderr
+
+
+def test_a_spare_forked_before_a_save_never_serves_the_new_file(tmp_path: Path) -> None:
+    path = write_student(tmp_path, "def version():\n    return 1\n")
+    with Sandbox(backend="fork") as sb:
+        first = sb.session(str(path))
+        assert first.call("version").value == 1  # a spare for the same file is forked ahead
+        first.close()
+        path.write_text("def version():\n    return 2\n", encoding="utf-8")
+        second = sb.session(str(path))
+        assert second.call("version").value == 2
+        second.close()

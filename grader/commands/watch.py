@@ -151,9 +151,6 @@ def watch(lab: str, poll: bool, interval: float, lang: Lang | None) -> None:
                     click.clear()
                 else:
                     click.echo("\n" + "-" * 40)
-                sandbox.close()  # a child forked ahead imported the file as it was before
-                sandbox = Sandbox()
-                sandbox.start()
                 result = run_lab(info, info.student, sandbox, load_lab(info))
                 print_report(result, chosen, file=out)
                 click.echo(footer)

@@ -20,7 +20,7 @@ from typing import Any
 from grader.codec import CodecError
 from grader.sandbox.channel import Child, PipeOutput
 from grader.sandbox.launch import launch, take_prestarted
-from grader.sandbox.limits import SandboxError, kill_group
+from grader.sandbox.limits import SandboxError, file_stamp, kill_group
 from grader.sandbox.protocol import recv_json, send_json
 
 __all__ = ["ForkBackend"]
@@ -39,7 +39,7 @@ class ForkBackend:
         self._proc: subprocess.Popen[bytes] | None = None
         self._ctl: socket.socket | None = None
         self._ready = False
-        self._spare: dict[str, list[Child]] = {}
+        self._spare: dict[str, list[tuple[Child, bytes]]] = {}  # (child, file_stamp)
         self._pending: list[tuple[str, socket.socket, int, dict[str, Any]]] = []
 
     def start(self) -> None:
@@ -81,12 +81,17 @@ class ForkBackend:
         The next spare's fork is requested right away but its reply is read only when it is
         needed, so the fork and the child's import overlap the caller's work.
         """
-        if not self._spare.get(student_path) and not any(
-            p == student_path for p, _, _, _ in self._pending
-        ):
-            self._fork_async(student_path)
         self._collect()
-        child = self._spare[student_path].pop(0)
+        stamp = file_stamp(student_path)
+        spares = self._spare.get(student_path, [])
+        while spares and spares[0][1] != stamp:  # forked ahead, before the file was saved
+            stale, _ = spares.pop(0)
+            kill_group(stale.pid)
+            stale.release()
+        if not spares and not any(p == student_path for p, _, _, _ in self._pending):
+            self._fork_async(student_path)
+            self._collect()
+        child, _ = self._spare[student_path].pop(0)
         self._fork_async(student_path)
         return child
 
@@ -109,6 +114,7 @@ class ForkBackend:
         finally:
             conn_child.close()
             os.close(out_w)
+        setup["stamp"] = file_stamp(student_path)  # what the child will import
         self._pending.append((student_path, conn_parent, out_r, setup))
 
     def _collect(self) -> None:
@@ -123,7 +129,7 @@ class ForkBackend:
                 self.close()
                 raise SandboxError("the sandbox server did not answer 'spawn'") from None
             child = Child(pid, conn, PipeOutput(out), int(setup["gen"]), setup["traceback"])
-            self._spare.setdefault(path, []).append(child)
+            self._spare.setdefault(path, []).append((child, setup["stamp"]))
 
     def reap(self, child: Child) -> int | None:
         """How the child ended (a wait status), or None if the zygote can't tell."""
@@ -142,7 +148,7 @@ class ForkBackend:
         whose fork reply was never read included.
         """
         for spares in self._spare.values():
-            for child in spares:
+            for child, _ in spares:
                 kill_group(child.pid)
                 child.release()
         self._spare.clear()

@@ -19,6 +19,7 @@ __all__ = [
     "apply_child_limits",
     "children_of",
     "dump_time",
+    "file_stamp",
     "kill_group",
     "kill_tree",
     "make_undumpable",
@@ -216,3 +217,15 @@ def apply_child_limits(mem_bytes: int, file_bytes: int = 0, open_files: int = 25
 def dump_time(limit: float) -> float:
     """When a child dumps its stacks during a request with time `limit`: just before it ends."""
     return max(limit - 1.0, 0.5 * limit)
+
+
+def file_stamp(path: str) -> bytes:
+    """A digest of a file's content (empty when unreadable): a spare child forked for an
+    older content of the student's file must not serve the new one."""
+    import hashlib
+
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).digest()
+    except OSError:
+        return b""
