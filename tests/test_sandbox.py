@@ -781,3 +781,15 @@ def test_a_spare_forked_before_a_save_never_serves_the_new_file(tmp_path: Path) 
         second = sb.session(str(path))
         assert second.call("version").value == 2
         second.close()
+
+
+def test_a_half_written_last_dump_falls_back_to_the_one_before(tmp_path: Path) -> None:
+    from grader.sandbox import stacks
+
+    student = write_student(tmp_path, "def f():\n    while True:\n        pass\n")
+    whole = (
+        "Timeout (0:00:00.200000)!\nThread 0x01 (most recent call first):\n"
+        f'  File "{student}", line 3 in f\n  File "/grader/worker.py", line 9 in _call\n\n'
+    )
+    frames = stacks.parse(whole + "Timeout (0:00:00.200000)!\nThread 0x01 (most", str(student))
+    assert frames == [{"file": "student.py", "line": 3, "func": "f", "code": "pass"}]

@@ -46,13 +46,21 @@ def _read(path: str, wait: float) -> str:
 
 
 def parse(text: str, student_file: str) -> list[dict[str, Any]]:
-    """The student-file frames in the last dump of `text`: of the first thread that has
-    any, outermost first."""
-    at = text.rfind(_HEADER)
-    text = text[at:] if at >= 0 else text
+    """The student-file frames of the last dump in `text` that has any (the last one may be
+    half written, or taken before the student's code started), outermost first."""
     student_dir = os.path.dirname(os.path.abspath(student_file)) + os.sep
+    dumps = text.split(_HEADER)
+    for dump in reversed(dumps):
+        frames = _student_frames(dump, student_dir)
+        if frames:
+            return frames
+    return []
+
+
+def _student_frames(dump: str, student_dir: str) -> list[dict[str, Any]]:
+    """The student-dir frames of the first thread of `dump` that has any, outermost first."""
     block: list[dict[str, Any]] = []
-    for line in [*text.splitlines(), "Thread end"]:
+    for line in [*dump.splitlines(), "Thread end"]:
         if line.startswith(("Thread ", "Current thread ")):
             if block:
                 break
@@ -73,7 +81,7 @@ def parse(text: str, student_file: str) -> list[dict[str, Any]]:
                 "code": linecache.getline(path, lineno).strip(),
             }
         )
-    block.reverse()  # the dump lists the most recent call first
+    block.reverse()  # a dump lists the most recent call first
     return block[-_MAX_FRAMES:]
 
 
