@@ -20,7 +20,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from grader.sandbox.limits import kill_tree
+from grader.sandbox.limits import DUMP_SIGNAL, kill_tree
 from grader.sandbox.protocol import SYNC_PREFIX
 
 __all__ = ["Child", "Output", "PipeOutput", "PumpOutput"]
@@ -196,8 +196,8 @@ class Child:
     """One sandbox child: its process, reply socket, output, and generation number.
 
     `gen` numbers the children of a `Sandbox` (1, 2, ...); handles a child makes carry it.
-    `traceback_path` is the file into which the child dumps its stack shortly before a
-    call's time runs out.
+    `traceback_path` is the file into which the child dumps its stacks when asked
+    (`request_dump`), before it is ended for a timeout.
     """
 
     pid: int
@@ -214,6 +214,14 @@ class Child:
         if self.proc is not None and self.proc.poll() is None:
             try:
                 self.proc.kill()
+            except OSError:
+                pass
+
+    def request_dump(self) -> None:
+        """Ask the child to write its stacks into `traceback_path` (see `worker._Dump`)."""
+        if DUMP_SIGNAL is not None:
+            try:
+                os.kill(self.pid, DUMP_SIGNAL)
             except OSError:
                 pass
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "DEFAULT_LIMITS",
+    "DUMP_SIGNAL",
     "Limits",
     "SandboxError",
     "apply_child_limits",
@@ -26,6 +27,10 @@ __all__ = [
     "memory_support",
     "vm_bytes",
 ]
+
+
+# Asks a sandbox child to dump its stacks (faulthandler) before it is ended for a timeout.
+DUMP_SIGNAL: signal.Signals | None = getattr(signal, "SIGUSR1", None)
 
 
 class SandboxError(RuntimeError):

@@ -316,6 +316,7 @@ class Session:
         """The call ran out of time: read where it was stuck, then end the child."""
         child = self._child
         assert child is not None
+        child.request_dump()
         frames = stuck_frames(child.traceback_path, self.student_path)
         kept, total = child.output.collect(None, 0.0)
         self._retire("a timeout")

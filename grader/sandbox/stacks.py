@@ -1,9 +1,8 @@
 """Where a hung call was stuck: the student's frames from a child's `faulthandler` dump.
 
-A child dumps the stacks of its threads into a file shortly before a call's time is up (see
-`worker.py`); when the call runs out of time the grader reads that dump just before ending
-the child, and keeps the frames of the student's own files, in the format of an
-exception's frames.
+When a call runs out of time the grader has the child dump the stacks of its threads into a
+file (see `worker._Dump`), reads the last dump just before it ends the child, and keeps the
+frames of the student's own files, in the format of an exception's frames.
 """
 
 from __future__ import annotations

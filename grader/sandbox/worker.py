@@ -36,10 +36,11 @@ The protocol (each message one `protocol` frame holding one `grader.codec` frame
    ``raise`` statement in the student's file. One that numpy or a builtin raises inside a
    finished function (indexing a multi-dimensional memoryview, say) is an ordinary
    exception.
-3. Shortly before a request's time is up (`dump_at`, seconds, sent with the request), the
-   child dumps the stacks of its threads into its traceback file
-   (`faulthandler`), so that when a call runs out of time the grader can show the line
-   where it was stuck, even though it then kills the process.
+3. When a call (or the import) runs out of time, the grader has the child dump the stacks
+   of its threads into its traceback file before it kills it (`faulthandler`: on
+   `DUMP_SIGNAL`, which the grader sends; where there are no signals, once at ``dump_at``
+   seconds, sent with the request, shortly before its time is up), so that it can show
+   the line where the code was stuck.
 4. A child started with ``sync=True`` writes `protocol.sync_marker(n)` to its stdout right
    before its n-th reply (the ready message is number 0), for a grader that drains the
    output in a thread.
@@ -67,6 +68,7 @@ from types import ModuleType, TracebackType
 from typing import Any, BinaryIO
 
 from grader import codec
+from grader.sandbox.limits import DUMP_SIGNAL
 from grader.sandbox.protocol import recv_frame, send_frame, sync_marker
 
 __all__ = ["ForbiddenCall", "serve"]
@@ -113,13 +115,15 @@ class _Context:
 
 
 class _Dump:
-    """Dumps the stacks of all threads into a file once, shortly before a call's time is up.
+    """Writes the stacks of all threads into the traceback file when a call runs out of time.
 
-    `faulthandler`'s own thread writes the dump, without the GIL, so it comes even while
-    the student's code spins in Python or in C. Reading another thread's frames without
-    the GIL is not safe while that thread runs, so the dump is armed per request for the
-    moment just before the grader would give up (`dump_at`, sent by the grader), and
-    disarmed when the request returns: a call that finishes in time is never dumped.
+    Where there are signals (POSIX), `faulthandler` dumps on `DUMP_SIGNAL`, which the
+    grader sends just before it ends a child that ran out of time: nothing runs until then,
+    and a call that finishes is never dumped. Elsewhere (Windows) the dump is armed per
+    request for the moment just before the grader would give up (`dump_at`, sent by the
+    grader) and disarmed when the request returns. The dump is written without the GIL, so
+    it comes even while the student's code spins in Python or in C; reading a running
+    thread's frames that way is not safe, which is why it happens only at the very end.
     """
 
     def __init__(self, path: str) -> None:
@@ -128,12 +132,16 @@ class _Dump:
             return
         try:
             self.file = open(path, "wb", buffering=0)  # noqa: SIM115 - kept open
-        except OSError:
+            if DUMP_SIGNAL is not None:
+                faulthandler.register(DUMP_SIGNAL, file=self.file, all_threads=True)
+        except (OSError, ValueError, RuntimeError):
             self.file = None
 
     def arm(self, seconds: Any) -> None:
-        """Dump once after `seconds` (nothing when it is not a positive number)."""
-        if self.file is None or not isinstance(seconds, int | float) or seconds <= 0:
+        """Dump once after `seconds`, where there are no signals (else nothing to do)."""
+        if DUMP_SIGNAL is not None or self.file is None:
+            return
+        if not isinstance(seconds, int | float) or seconds <= 0:
             return
         try:
             self.file.seek(0)
@@ -144,7 +152,7 @@ class _Dump:
 
     def disarm(self) -> None:
         """Cancel a dump that has not happened yet."""
-        if self.file is not None:
+        if DUMP_SIGNAL is None and self.file is not None:
             faulthandler.cancel_dump_traceback_later()
 
 
