@@ -793,3 +793,26 @@ def test_a_half_written_last_dump_falls_back_to_the_one_before(tmp_path: Path) -
     )
     frames = stacks.parse(whole + "Timeout (0:00:00.200000)!\nThread 0x01 (most", str(student))
     assert frames == [{"file": "student.py", "line": 3, "func": "f", "code": "pass"}]
+
+
+def test_without_signals_a_request_arms_one_dump_before_its_time_is_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Windows path, in this process: faulthandler's thread dumps once, at dump_at."""
+    from grader.sandbox import stacks, worker
+
+    monkeypatch.setattr(worker, "DUMP_SIGNAL", None)
+    path = tmp_path / "stack.txt"
+    dump = worker._Dump(str(path))
+    dump.arm(0.2)
+    try:
+        time.sleep(0.7)
+    finally:
+        dump.disarm()
+    assert dump.file is not None
+    dump.file.close()
+    frames = stacks.stuck_frames(str(path), __file__)
+    assert (
+        frames[-1]["func"] == "test_without_signals_a_request_arms_one_dump_before_its_time_is_up"
+    )
+    assert frames[-1]["code"] == "time.sleep(0.7)"
