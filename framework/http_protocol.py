@@ -30,7 +30,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import BinaryIO
+from io import BufferedIOBase
 
 __all__ = [
     "MAX_BODY",
@@ -40,8 +40,12 @@ __all__ = [
     "HttpError",
     "Request",
     "build_response",
+    "content_length",
+    "discard_body",
     "error_body",
     "parse_request_line",
+    "read_body",
+    "read_head",
     "read_request",
     "response_head",
 ]
@@ -49,6 +53,7 @@ __all__ = [
 MAX_LINE = 8 * 1024  # longest request line or header line, in bytes
 MAX_HEADERS = 100  # most header lines in one request
 MAX_BODY = 64 * 1024  # largest request body, in bytes
+DRAIN_LIMIT = 1024 * 1024  # a too-large body up to this size is read and dropped before 413
 
 REASONS = {
     200: "OK",
@@ -185,25 +190,15 @@ def build_response(status: int, reason: str, content_type: str, body: str | byte
     return response_head(status, reason, headers) + data
 
 
-def error_body(message: str, kind: str = "invalid_request_error", code: str | None = None) -> str:
-    """The JSON of an API error, as the OpenAI API writes it.
-
-    Example:
-        >>> error_body("no such route", code="not_found")
-        '{"error": {"message": "no such route", "type": "invalid_request_error", \
-"param": null, "code": "not_found"}}'
-    """
-    return json.dumps({"error": {"message": message, "type": kind, "param": None, "code": code}})
-
-
 class HttpError(Exception):
     """A request the server answers with an error status instead of a result.
 
     Attributes:
         status: the HTTP status (400, 404, 413, ...).
         message: what went wrong, for the client.
-        code: a short machine-readable code (``"request_too_large"``), or None.
+        code: a short machine-readable code (``"too_large"``), or None.
         headers: extra response headers (``Retry-After``, ``Allow``).
+        param: the request field at fault, or None.
     """
 
     def __init__(
@@ -212,12 +207,29 @@ class HttpError(Exception):
         message: str,
         code: str | None = None,
         headers: list[tuple[str, str]] | None = None,
+        param: str | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
         self.code = code
         self.headers = headers or []
+        self.param = param
+
+
+def error_body(error: HttpError) -> str:
+    """The JSON body of an error response, in the OpenAI API's shape.
+
+    The type is ``invalid_request_error`` for a 4xx status and ``server_error`` otherwise.
+
+    Example:
+        >>> error_body(HttpError(404, "no such route", "not_found"))
+        '{"error": {"message": "no such route", "type": "invalid_request_error", \
+"param": null, "code": "not_found"}}'
+    """
+    kind = "invalid_request_error" if 400 <= error.status < 500 else "server_error"
+    doc = {"message": error.message, "type": kind, "param": error.param, "code": error.code}
+    return json.dumps({"error": doc}, ensure_ascii=False)
 
 
 @dataclass
@@ -236,7 +248,7 @@ class Request:
         return self.target.split("?", 1)[0]
 
 
-def _readline(rfile: BinaryIO, limit: int, what: str, status: int) -> bytes:
+def _readline(rfile: BufferedIOBase, limit: int, what: str, status: int) -> bytes:
     """One CRLF-terminated line, without the CRLF (bare LF is tolerated, as RFC 9112 allows)."""
     try:
         raw = rfile.readline(limit + 2)
@@ -249,28 +261,21 @@ def _readline(rfile: BinaryIO, limit: int, what: str, status: int) -> bytes:
     return raw.rstrip(b"\n").removesuffix(b"\r")
 
 
-def read_request(
-    rfile: BinaryIO,
-    max_body: int = MAX_BODY,
-    parse_line: Callable[[str], tuple[str, str, str]] | None = None,
+def read_head(
+    rfile: BufferedIOBase, parse_line: Callable[[str], tuple[str, str, str]] | None = None
 ) -> Request:
-    """Read one request (line, headers, body) from a socket's binary file.
-
-    A timeout of the underlying socket becomes 408, and each malformed or oversized part
-    its own status; the body is read only after its announced size was accepted.
+    """Read the request line and the headers of one request (not the body).
 
     Args:
         rfile: the connection's buffered binary reader (its socket has a timeout).
-        max_body: the largest body accepted, in bytes (413 above it).
         parse_line: the request-line parser to use (default `parse_request_line`).
 
     Returns:
-        The `Request`.
+        The `Request`, its body still empty.
 
     Raises:
-        HttpError: 400 malformed line, header or length; 408 a client that stalls;
-            411 a POST without ``Content-Length``; 413 a body over `max_body`;
-            414 a request line over `MAX_LINE`; 431 headers over the limits.
+        HttpError: 400 a malformed line or header; 408 a client that stalls; 414 a request
+            line over `MAX_LINE`; 431 more than `MAX_HEADERS` headers or a header too long.
     """
     parse = parse_request_line if parse_line is None else parse_line
     line = _readline(rfile, MAX_LINE, "request line", 414)
@@ -278,23 +283,64 @@ def read_request(
         method, target, version = parse(line.decode("ascii"))
     except (UnicodeDecodeError, ValueError, TypeError) as e:
         raise HttpError(400, f"malformed request line: {e}", "bad_request_line") from None
-    headers = _read_headers(rfile)
-    if "transfer-encoding" in headers:
+    return Request(method, target, version, _read_headers(rfile))
+
+
+def read_body(rfile: BufferedIOBase, req: Request, max_body: int = MAX_BODY) -> bytes:
+    """Read the body that the request's ``Content-Length`` announces.
+
+    A body that is too large is left unread: the caller may `discard_body` it before it
+    answers 413, so that closing the connection does not reset it under the client.
+
+    Raises:
+        HttpError: 400 a malformed length or a body cut short; 408 a client that stalls;
+            411 a POST, PUT or PATCH without ``Content-Length`` (or a chunked body);
+            413 a body over `max_body`.
+    """
+    if "transfer-encoding" in req.headers:
         raise HttpError(411, "chunked request bodies are not accepted: send Content-Length")
-    length = headers.get("content-length")
-    if length is None:
-        if method in ("POST", "PUT", "PATCH"):
-            raise HttpError(411, f"a {method} request needs a Content-Length header")
-        return Request(method, target, version, headers)
-    if not length.isascii() or not length.isdigit():
-        raise HttpError(400, f"Content-Length must be a number of bytes, got {length[:20]!r}")
-    size = int(length)
+    size = content_length(req)
+    if size is None:
+        if req.method in ("POST", "PUT", "PATCH"):
+            raise HttpError(411, f"a {req.method} request needs a Content-Length header")
+        return b""
     if size > max_body:
         raise HttpError(413, f"the body is {size} bytes, more than {max_body}", "too_large")
-    return Request(method, target, version, headers, _read_body(rfile, size))
+    return _read_body(rfile, size)
 
 
-def _read_headers(rfile: BinaryIO) -> dict[str, str]:
+def content_length(req: Request) -> int | None:
+    """The announced body size, or None. Raises HttpError 400 for a malformed value."""
+    length = req.headers.get("content-length")
+    if length is None:
+        return None
+    if not length.isascii() or not length.isdigit():
+        raise HttpError(400, f"Content-Length must be a number of bytes, got {length[:20]!r}")
+    return int(length)
+
+
+def discard_body(rfile: BufferedIOBase, req: Request) -> None:
+    """Read and drop the announced body if it is at most `DRAIN_LIMIT` bytes; never raises."""
+    try:
+        size = content_length(req)
+        if size is not None and size <= DRAIN_LIMIT:
+            _read_body(rfile, size)
+    except (HttpError, OSError):  # a stalled or broken connection: nothing to save
+        pass
+
+
+def read_request(
+    rfile: BufferedIOBase,
+    max_body: int = MAX_BODY,
+    parse_line: Callable[[str], tuple[str, str, str]] | None = None,
+) -> Request:
+    """`read_head`, then `read_body`: one whole request, with the statuses of both."""
+    req = read_head(rfile, parse_line)
+    req.body = read_body(rfile, req, max_body)
+    return req
+
+
+def _read_headers(rfile: BufferedIOBase) -> dict[str, str]:
     headers: dict[str, str] = {}
     for _ in range(MAX_HEADERS + 1):
         raw = _readline(rfile, MAX_LINE, "headers", 431)
@@ -310,7 +356,7 @@ def _read_headers(rfile: BinaryIO) -> dict[str, str]:
     raise HttpError(431, f"more than {MAX_HEADERS} header lines", "too_many_headers")
 
 
-def _read_body(rfile: BinaryIO, size: int) -> bytes:
+def _read_body(rfile: BufferedIOBase, size: int) -> bytes:
     chunks, left = [], size
     try:
         while left > 0:

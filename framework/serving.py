@@ -1,0 +1,275 @@
+"""Answering a conversation with a model: the prompt that fits, the reply as it is made.
+
+`ChatEngine` is what `minillm serve` and `minillm chat` put between a conversation and the
+model. `ChatEngine.reply(system, messages, settings, on_text)` builds the prompt with
+`Conversation.prompt_ids` (the oldest turns dropped so that the prompt and room for the
+reply fit the model's context), runs `framework.generate` with a KV cache, stops at EOS,
+at any chat tag (a special id of a BPE vocabulary, or the tag's text with the byte
+tokenizer) and at the caller's stop strings, and hands each finished piece of text to
+`on_text` as soon as it is made. Leading and trailing whitespace of the reply is never
+sent, so the streamed pieces add up to the returned text.
+
+`load_chat_model` reads a model file and its tokenizer and refuses a pair that does not
+belong together; `shipped_model` names the model that ships with the course.
+
+What this module deliberately does not do: no HTTP (`framework.http_server`), no REPL
+(`minillm chat`), no batching: one reply at a time, `Gate` makes callers take turns.
+
+Where the idea comes from: the C course's `chat()` (format, generate, extract), with its
+message-count trimming replaced by a token budget, and the chat-serving loop of
+llama.cpp's server (stream pieces, stop strings, a seed per request).
+
+Example:
+    >>> from framework.config import tiny_config
+    >>> from framework.model import GPTModel, init_weights
+    >>> from framework.tokenizer import ByteTokenizer
+    >>> model = GPTModel(tiny_config()); init_weights(model, seed=0)
+    >>> engine = ChatEngine(model, ByteTokenizer())
+    >>> reply = engine.reply("", [("user", "hi")], ReplySettings(max_tokens=5, seed=1))
+    >>> reply.prompt_tokens, reply.completion_tokens <= 5, reply.finish_reason
+    (35, True, 'length')
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from framework.bpe_tokenizer import BPETokenizer
+from framework.chat import CHAT_TAGS, Conversation
+from framework.generate import GenerateConfig, generate
+from framework.model import GPTModel, model_load
+from framework.tokenizer import ByteTokenizer, Tokenizer
+
+__all__ = [
+    "Busy",
+    "ChatEngine",
+    "Gate",
+    "Reply",
+    "ReplySettings",
+    "load_chat_model",
+    "shipped_model",
+]
+
+DATA = Path(__file__).resolve().parent / "data"
+SHIPPED_MODEL = DATA / "chat_model.bin"  # the course's trained chat model ...
+SHIPPED_VOCAB = DATA / "chat_vocab.json"  # ... and the BPE vocabulary it was trained with
+
+
+@dataclass
+class ReplySettings:
+    """How to sample one reply."""
+
+    temperature: float = 0.8  # ≤ 0: greedy
+    top_k: int = 0  # sample among the k most likely ids (0: no limit)
+    top_p: float = 1.0  # nucleus mass (1.0: off)
+    max_tokens: int | None = None  # None: until the context is full
+    seed: int | None = None  # None: a fresh seed each reply
+    stop: tuple[str, ...] = ()  # the reply ends before the first of these texts
+
+
+@dataclass
+class Reply:
+    """One finished reply and what it cost."""
+
+    text: str  # stripped of surrounding whitespace
+    prompt_tokens: int  # ids fed to the model, BOS included
+    completion_tokens: int  # ids the model made for the reply
+    finish_reason: str  # "stop" (EOS, a tag, a stop string) or "length"
+
+
+class _Trim:
+    """Streamed text in, the same text out without its leading and trailing whitespace."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self._held = ""  # whitespace that may turn out to be trailing
+
+    def feed(self, piece: str) -> str:
+        held = self._held + piece
+        if not self.text:
+            held = held.lstrip()
+        body = held.rstrip()
+        self._held = held[len(body) :]
+        self.text += body
+        return body
+
+
+class ChatEngine:
+    """A model and its tokenizer, answering conversations.
+
+    Attributes:
+        model: the GPT.
+        tokenizer: its tokenizer (byte or BPE).
+        name: the model's name in API answers.
+    """
+
+    def __init__(self, model: GPTModel, tokenizer: Tokenizer, name: str = "minillm") -> None:
+        """Pair a model with a tokenizer.
+
+        Raises:
+            TypeError: if `model` is not a GPTModel or `tokenizer` not a Tokenizer.
+            ValueError: if the tokenizer has more ids than the model.
+        """
+        if not isinstance(model, GPTModel):
+            raise TypeError(f"model must be a GPTModel, got {type(model).__name__}")
+        if not isinstance(tokenizer, Tokenizer):
+            raise TypeError(f"tokenizer must be a Tokenizer, got {type(tokenizer).__name__}")
+        if tokenizer.vocab_size > model.config.vocab_size:
+            raise ValueError(
+                f"the tokenizer has {tokenizer.vocab_size} ids but the model only "
+                f"{model.config.vocab_size}: they do not belong together"
+            )
+        self.model, self.tokenizer, self.name = model, tokenizer, name
+        token_id = getattr(tokenizer, "token_id", None)
+        self._tag_ids = tuple(token_id(t) for t in CHAT_TAGS) if token_id is not None else ()
+
+    @property
+    def context(self) -> int:
+        """The model's context length (max_seq_len)."""
+        return self.model.config.max_seq_len
+
+    def prompt_ids(
+        self, system: str, messages: Sequence[tuple[str, str]], max_tokens: int | None = None
+    ) -> list[int]:
+        """The prompt ids: whole old turns dropped until room for the reply is left.
+
+        The room kept for the reply is `max_tokens`, at most half the context.
+
+        Raises:
+            ValueError: if there is no message, or the context cannot hold even the tags.
+            TypeError: for a role or content that is not a str.
+        """
+        conv = Conversation(system, [])
+        for role, content in messages:
+            conv.add(role, content)
+        room = min(max_tokens or self.context // 4, self.context // 2)
+        return conv.prompt_ids(self.tokenizer, self.context - room)
+
+    def reply(
+        self,
+        system: str,
+        messages: Sequence[tuple[str, str]],
+        settings: ReplySettings | None = None,
+        on_text: Callable[[str], object] | None = None,
+    ) -> Reply:
+        """Generate the assistant's next reply to `messages`.
+
+        Args:
+            system: the system prompt ("" for none).
+            messages: (role, content) pairs, oldest first; usually ending with the user's.
+            settings: sampling and limits (default `ReplySettings()`).
+            on_text: called with each finished piece of the reply as soon as it is made;
+                an exception it raises (a client that went away) ends generation.
+
+        Returns:
+            The `Reply`; the pieces given to `on_text` join to `Reply.text`.
+
+        Raises:
+            ValueError, TypeError: for bad messages or settings.
+        """
+        s = settings or ReplySettings()
+        ids = self.prompt_ids(system, messages, s.max_tokens)
+        room = self.context - len(ids)
+        config = GenerateConfig(
+            max_new_tokens=min(s.max_tokens or room, room),
+            temperature=s.temperature,
+            top_k=s.top_k,
+            top_p=s.top_p,
+            stop=(*CHAT_TAGS, *s.stop),
+            stop_ids=self._tag_ids,
+            add_bos=False,
+        )
+        rng = np.random.default_rng(None if s.seed is None else s.seed % 2**64)
+        trim = _Trim()
+
+        def piece(text: str) -> None:
+            if (out := trim.feed(text)) and on_text is not None:
+                on_text(out)
+
+        result = generate(self.model, self.tokenizer, ids, config, rng, on_text=piece)
+        finish = "length" if result.stop_reason == "length" else "stop"
+        return Reply(trim.text, len(ids), len(result.token_ids), finish)
+
+
+class Busy(Exception):
+    """No turn to generate: the queue is full, or the wait was too long."""
+
+
+class Gate:
+    """One generation at a time, at most `waiting` requests queued behind it.
+
+    Example:
+        >>> gate = Gate(waiting=0)
+        >>> with gate.turn():
+        ...     gate.busy
+        True
+    """
+
+    def __init__(self, waiting: int, timeout: float = 60.0) -> None:
+        self._admitted = threading.BoundedSemaphore(waiting + 1)
+        self._running = threading.Lock()
+        self.timeout = timeout
+
+    @property
+    def busy(self) -> bool:
+        """True while a generation runs."""
+        return self._running.locked()
+
+    @contextmanager
+    def turn(self) -> Iterator[None]:
+        """Wait for this caller's turn to generate.
+
+        Raises:
+            Busy: if `waiting` callers already wait, or the turn did not come within
+                `timeout` seconds.
+        """
+        if not self._admitted.acquire(blocking=False):
+            raise Busy("the queue is full")
+        try:
+            if not self._running.acquire(timeout=self.timeout):
+                raise Busy(f"no turn within {self.timeout:g} s")
+            try:
+                yield
+            finally:
+                self._running.release()
+        finally:
+            self._admitted.release()
+
+
+def shipped_model() -> tuple[Path, Path]:
+    """The paths of the model and vocabulary that ship with the course (may not exist yet)."""
+    return SHIPPED_MODEL, SHIPPED_VOCAB
+
+
+def load_chat_model(model_path: Path, vocab_path: Path | None = None) -> ChatEngine:
+    """Load a model file and its tokenizer into a `ChatEngine`.
+
+    Args:
+        model_path: a file written by `model_save` (the course's format).
+        vocab_path: its BPE vocabulary; None means the byte tokenizer, or the file
+            ``<model>.vocab.json`` beside the model when that exists.
+
+    Returns:
+        The engine, named after the model file.
+
+    Raises:
+        ValueError: for a malformed or truncated model or vocabulary file, or a
+            vocabulary that does not fit the model (the message says which file).
+        OSError: if a file cannot be read.
+    """
+    model = model_load(model_path)
+    beside = model_path.with_suffix(".vocab.json")
+    if vocab_path is None and beside.is_file():
+        vocab_path = beside
+    tok: Tokenizer = BPETokenizer.load(vocab_path) if vocab_path else ByteTokenizer()
+    try:
+        return ChatEngine(model, tok, name=model_path.stem)
+    except ValueError as e:
+        hint = "" if vocab_path else " (give the model's BPE vocabulary with --vocab)"
+        raise ValueError(f"{model_path}: {e}{hint}") from None

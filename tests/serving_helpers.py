@@ -1,0 +1,135 @@
+"""A real chat server on a free loopback port with a tiny random model, for the tests.
+
+The replies are gibberish (the weights are random); the tests look at the protocol.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from framework.chat_service import ChatService, ServerConfig
+from framework.config import ModelConfig
+from framework.http_server import ChatServer
+from framework.model import GPTModel, init_weights
+from framework.serving import ChatEngine
+from framework.tokenizer import ByteTokenizer
+
+TINY = ModelConfig(260, 32, 2, 2, 128, 128)  # the tiny preset with a longer context
+
+
+def tiny_engine(name: str = "tiny") -> ChatEngine:
+    model = GPTModel(TINY)
+    init_weights(model, seed=0)
+    return ChatEngine(model, ByteTokenizer(), name)
+
+
+@contextmanager
+def running(
+    engine: ChatEngine | None = None, log: list[str] | None = None, **limits: Any
+) -> Iterator[ChatServer]:
+    """A server on 127.0.0.1:<free port>, serving in a thread; shut down afterwards."""
+    config = ServerConfig(port=0, **{"read_timeout": 2.0, **limits})
+    service = ChatService(engine or tiny_engine(), config, log=None if log is None else log.append)
+    server = ChatServer(service)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    try:
+        yield server
+    finally:
+        service.stopping.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+@dataclass
+class Answer:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+def port_of(server: ChatServer) -> int:
+    port: int = server.socket.getsockname()[1]
+    return port
+
+
+def request(
+    server: ChatServer,
+    method: str,
+    path: str,
+    body: Any = None,
+    headers: dict[str, str] | None = None,
+) -> Answer:
+    """One request with http.client; a dict body is sent as JSON."""
+    conn = http.client.HTTPConnection("127.0.0.1", port_of(server), timeout=10)
+    data = json.dumps(body).encode() if isinstance(body, dict) else body
+    conn.request(method, path, body=data, headers=headers or {})
+    resp = conn.getresponse()
+    answer = Answer(resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read())
+    conn.close()
+    return answer
+
+
+def raw(server: ChatServer, data: bytes, wait: float = 5.0) -> bytes:
+    """Send bytes on a fresh connection; everything the server sends back until it closes."""
+    with socket.create_connection(("127.0.0.1", port_of(server)), timeout=wait) as s:
+        s.sendall(data)
+        chunks = []
+        while chunk := s.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def status_of(response: bytes) -> int:
+    return int(response.split(b" ", 2)[1])
+
+
+def body_json(response: bytes) -> Any:
+    return json.loads(response.split(b"\r\n\r\n", 1)[1])
+
+
+def events(body: bytes) -> list[Any]:
+    """The data of each server-sent event ('[DONE]' as the str)."""
+    out: list[Any] = []
+    for block in body.decode("utf-8").split("\n\n"):
+        if block.startswith("data: "):
+            data = block[len("data: ") :]
+            out.append(data if data == "[DONE]" else json.loads(data))
+    return out
+
+
+class RecordingEngine(ChatEngine):
+    """Remembers each call's conversation and settings; writes pieces `delay` s apart."""
+
+    delay = 0.0
+    calls: list[tuple[str, list[tuple[str, str]], Any]]
+
+    def reply(self, system, messages, settings=None, on_text=None):  # type: ignore[no-untyped-def]
+        self.calls.append((system, list(messages), settings))
+
+        def slow(piece: str) -> None:
+            time.sleep(self.delay)
+            if on_text is not None:
+                on_text(piece)
+
+        return super().reply(system, messages, settings, slow)
+
+
+def recording_engine(delay: float = 0.0) -> RecordingEngine:
+    engine = tiny_engine()
+    engine.__class__ = RecordingEngine
+    assert isinstance(engine, RecordingEngine)
+    engine.delay, engine.calls = delay, []
+    return engine
