@@ -19,7 +19,9 @@ from typing import Any
 
 import click
 
+from grader.commands.chat import chat
 from grader.commands.generate import generate
+from grader.commands.serve import serve
 from grader.i18n import LANGS, default_lang
 
 __all__ = ["main"]
@@ -136,6 +138,8 @@ def _register() -> None:
 
 _register()
 cli.add_command(generate)
+cli.add_command(serve)
+cli.add_command(chat)
 
 
 def main() -> None:
