@@ -46,6 +46,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/model_train_step.py
 	$(BIN)/python bench/generate_cache.py
 	$(BIN)/python bench/bpe_train.py
+	$(BIN)/python bench/serve_load.py
 
 handouts: $(STAMP)
 	$(BIN)/python -m grader.handouts --write
