@@ -19,7 +19,7 @@ from framework.chat_service import ChatService, ServerConfig
 from framework.config import ModelConfig
 from framework.http_server import ChatServer
 from framework.model import GPTModel, init_weights
-from framework.serving import ChatEngine
+from framework.serving import ChatEngine, Reply
 from framework.tokenizer import ByteTokenizer
 
 TINY = ModelConfig(260, 32, 2, 2, 128, 128)  # the tiny preset with a longer context
@@ -110,26 +110,41 @@ def events(body: bytes) -> list[Any]:
     return out
 
 
-class RecordingEngine(ChatEngine):
-    """Remembers each call's conversation and settings; writes pieces `delay` s apart."""
+class ScriptedEngine(ChatEngine):
+    """Streams a fixed reply one character at a time: `reply_for(last user message)`.
+
+    `delay` seconds before each character; with `hold` set, waits for it after the first
+    character (the test decides when the reply may go on). `calls` records each call's
+    system prompt, messages and settings.
+    """
 
     delay = 0.0
+    hold: threading.Event | None = None
     calls: list[tuple[str, list[tuple[str, str]], Any]]
+
+    @staticmethod
+    def reply_for(text: str) -> str:
+        return f"收到：{text}。This reply streams one character at a time. 这是逐字流式输出的回复。"
 
     def reply(self, system, messages, settings=None, on_text=None):  # type: ignore[no-untyped-def]
         self.calls.append((system, list(messages), settings))
-
-        def slow(piece: str) -> None:
+        prompt = self.prompt_ids(system, messages)
+        text = self.reply_for(messages[-1][1])
+        limit = settings.max_tokens if settings and settings.max_tokens else len(text)
+        text = text[:limit]
+        for k, char in enumerate(text):
             time.sleep(self.delay)
+            if k == 1 and self.hold is not None:
+                self.hold.wait(10)
             if on_text is not None:
-                on_text(piece)
+                on_text(char)
+        finish = "length" if limit < len(self.reply_for(messages[-1][1])) else "stop"
+        return Reply(text, len(prompt), len(text), finish)
 
-        return super().reply(system, messages, settings, slow)
 
-
-def recording_engine(delay: float = 0.0) -> RecordingEngine:
+def scripted_engine(delay: float = 0.0, hold: threading.Event | None = None) -> ScriptedEngine:
     engine = tiny_engine()
-    engine.__class__ = RecordingEngine
-    assert isinstance(engine, RecordingEngine)
-    engine.delay, engine.calls = delay, []
+    engine.__class__ = ScriptedEngine
+    assert isinstance(engine, ScriptedEngine)
+    engine.delay, engine.hold, engine.calls = delay, hold, []
     return engine

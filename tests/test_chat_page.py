@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from serving_helpers import RecordingEngine, recording_engine, running
+from serving_helpers import ScriptedEngine, running, scripted_engine
 
 from framework.http_server import ChatServer
 
@@ -63,8 +63,8 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 
 @pytest.fixture
-def served() -> Iterator[tuple[ChatServer, RecordingEngine]]:
-    engine = recording_engine(delay=0.03)
+def served() -> Iterator[tuple[ChatServer, ScriptedEngine]]:
+    engine = scripted_engine(delay=0.03)  # a known reply, one character every 30 ms
     with running(engine, queue_size=0) as server:
         yield server, engine
 
@@ -104,6 +104,7 @@ def test_a_chinese_message_gets_a_streamed_reply(browser: Any, served: Any) -> N
     assert page.is_enabled("#stop") and not page.is_enabled("#send")
     page.wait_for_selector(".msg.assistant:not(.streaming)", timeout=10000)
     assert page.inner_text(".msg.user") == "你好，世界"
+    assert page.inner_text(".msg.assistant") == ScriptedEngine.reply_for("你好，世界")
     system, messages, settings = engine.calls[-1]
     assert system == "你是一个简洁的助手。" and messages == [("user", "你好，世界")]
     assert (settings.temperature, settings.max_tokens) == (0.5, 40)
@@ -137,6 +138,8 @@ def test_an_english_message_and_the_stop_button(browser: Any, served: Any) -> No
     page.wait_for_selector(".msg.assistant.stopped", timeout=5000)
     assert page.is_enabled("#send") and not page.is_enabled("#stop")
     assert page.get_attribute(".msg.assistant", "data-stopped") == "(stopped)"
+    shown = page.inner_text(".msg.assistant")
+    assert 0 < len(shown) < len(ScriptedEngine.reply_for("Hello there")), "cut short"
     page.fill("#max-tokens", "5")
     say(page, "Again")  # the server noticed the abort and freed the model: no 503
     page.wait_for_function(

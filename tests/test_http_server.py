@@ -18,6 +18,7 @@ from serving_helpers import (
     raw,
     request,
     running,
+    scripted_engine,
     status_of,
     tiny_engine,
 )
@@ -275,27 +276,14 @@ def test_a_client_that_leaves_mid_stream_frees_the_model() -> None:
         assert answer.status == 200
 
 
-class SlowEngine(ChatEngine):
-    """Writes each piece of the reply 20 ms apart, so a reply takes a while."""
-
-    def reply(self, system, messages, settings=None, on_text=None):  # type: ignore[no-untyped-def]
-        def slow(piece: str) -> None:
-            time.sleep(0.02)
-            if on_text is not None:
-                on_text(piece)
-
-        return super().reply(system, messages, settings, slow)
-
-
 def test_health_answers_while_a_reply_is_being_generated() -> None:
-    engine = tiny_engine()
-    engine.__class__ = SlowEngine
-    with running(engine) as server:
-        body = json.dumps({**HELLO, "max_tokens": 60, "stream": True, "seed": 1})
+    go_on = threading.Event()
+    with running(scripted_engine(hold=go_on)) as server:
+        body = json.dumps({**HELLO, "stream": True})
         conn = http.client.HTTPConnection("127.0.0.1", port_of(server), timeout=10)
         conn.request("POST", CHAT, body=body)
         stream = conn.getresponse()
-        stream.readline()  # the first event is out: the model is generating
+        stream.readline()  # the first event is out: the model is generating, and waits
         statuses: list[int] = []
 
         def health() -> None:
@@ -308,6 +296,7 @@ def test_health_answers_while_a_reply_is_being_generated() -> None:
             t.join(10)
         assert statuses == [200] * 20
         assert server.service.gate.busy, "the 20 answers came while the reply was generated"
+        go_on.set()
         assert stream.read().endswith(b"data: [DONE]\n\n")
         conn.close()
 
