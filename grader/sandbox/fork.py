@@ -1,8 +1,8 @@
 """The fork backend: children forked from a pre-warmed zygote (see `zygote.py`).
 
 One zygote per grading run imports numpy and the framework once; a child then costs a fork
-(about a millisecond). One spare child per student module is always being forked ahead, so
-the next child is ready when a session needs one. The control channel is a stream socket
+(about a millisecond). Once a run has needed a second child for a student module, a spare is
+always being forked ahead, so the next child is ready when a session needs one. The control channel is a stream socket
 carrying `protocol` frames of JSON, with the child's socket and output pipe passed as
 SCM_RIGHTS descriptors alongside a ``spawn`` command.
 """
@@ -40,6 +40,7 @@ class ForkBackend:
         self._ctl: socket.socket | None = None
         self._ready = False
         self._spare: dict[str, list[tuple[Child, bytes]]] = {}  # (child, file_stamp)
+        self._spawned: set[str] = set()  # files a child was handed out for
         self._pending: list[tuple[str, socket.socket, int, dict[str, Any]]] = []
 
     def start(self) -> None:
@@ -78,21 +79,27 @@ class ForkBackend:
     def spawn(self, student_path: str) -> Child:
         """A child for `student_path`: the pre-forked spare if there is one, else a new one.
 
-        The next spare's fork is requested right away but its reply is read only when it is
-        needed, so the fork and the child's import overlap the caller's work.
+        A run asks for a second child for the same file only when the first was replaced
+        (a timeout, a crash): from then on the next spare is forked ahead, its reply read
+        only when needed, so the fork and the import overlap the caller's work. Spares of
+        other files, and spares forked before the file changed, are ended.
         """
         self._collect()
         stamp = file_stamp(student_path)
-        spares = self._spare.get(student_path, [])
-        while spares and spares[0][1] != stamp:  # forked ahead, before the file was saved
-            stale, _ = spares.pop(0)
-            kill_group(stale.pid)
-            stale.release()
-        if not spares and not any(p == student_path for p, _, _, _ in self._pending):
+        for path in list(self._spare):
+            keep = [(c, st) for c, st in self._spare[path] if path == student_path and st == stamp]
+            for child, st in self._spare[path]:
+                if (child, st) not in keep:
+                    kill_group(child.pid)
+                    child.release()
+            self._spare[path] = keep
+        if not self._spare.get(student_path):
             self._fork_async(student_path)
             self._collect()
         child, _ = self._spare[student_path].pop(0)
-        self._fork_async(student_path)
+        if student_path in self._spawned:
+            self._fork_async(student_path)
+        self._spawned.add(student_path)
         return child
 
     def _fork_async(self, student_path: str) -> None:
