@@ -2,9 +2,9 @@
 
 One zygote per grading run imports numpy and the framework once; a child then costs a fork
 (about a millisecond). Once a run has needed a second child for a student module, a spare is
-always being forked ahead, so the next child is ready when a session needs one. The control channel is a stream socket
-carrying `protocol` frames of JSON, with the child's socket and output pipe passed as
-SCM_RIGHTS descriptors alongside a ``spawn`` command.
+always being forked ahead, so the next child is ready when a session needs one. The control
+channel is a stream socket carrying `protocol` frames of JSON, with the child's socket and
+output pipe passed as SCM_RIGHTS descriptors alongside a ``spawn`` command.
 """
 
 from __future__ import annotations
