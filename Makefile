@@ -3,6 +3,7 @@
 #   make check            the project's own tests + ruff + mypy
 #   make bench            benchmarks (on demand, prints medians and ratios)
 #   make handouts         rewrite the TASK.md output blocks from real grader runs
+#   make stubs            write labs/*/student.py and .stub.py from solutions/ (the markers)
 
 PYTHON ?= python3
 VENV   := .venv
@@ -11,7 +12,7 @@ STAMP  := $(VENV)/.installed
 LAB    ?= lab04
 LINTED := framework grader tests bench labs solutions
 
-.PHONY: setup test check lint typecheck pytest bench handouts clean
+.PHONY: setup test check lint typecheck pytest bench handouts stubs clean
 
 setup: $(STAMP)
 	@:
@@ -50,6 +51,9 @@ bench: $(STAMP)
 
 handouts: $(STAMP)
 	$(BIN)/python -m grader.handouts --write
+
+stubs: $(STAMP)
+	$(BIN)/python -m grader.stubs
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -130,9 +130,10 @@ def _register() -> None:
     from grader.commands.hint import hint
     from grader.commands.reset import reset
     from grader.commands.status import status
+    from grader.commands.stubs import stubs
     from grader.commands.watch import watch
 
-    for command in (status, hint, watch, reset, completion):
+    for command in (status, hint, watch, reset, completion, stubs):
         cli.add_command(command)
 
 
