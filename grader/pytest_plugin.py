@@ -7,7 +7,9 @@ failing item shows the same block as the verify report. A selected test whose
 prerequisites were deselected (``-k``) runs them first, silently: their results decide
 whether it runs, as in a full run. Options: ``--minillm-impl solution`` (the reference) or
 ``--minillm-impl PATH`` (a file of tests/mutants runs as the solution plus its overrides);
-``--minillm-lang en``.
+``--minillm-lang en``; ``--minillm-no-sandbox`` (debugging: the student's code runs in the
+pytest process, so breakpoints work and ``--pdb`` stops at the student's own line; the
+header says so, and nothing guards time or memory then).
 
 Registered through the ``pytest11`` entry point; it only collects files named verify.py
 inside ``labs/labNN/`` folders and changes nothing else. Built like pytest's own
@@ -21,6 +23,7 @@ import re
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -33,12 +36,13 @@ from grader.report import render_test_block
 from grader.results import Status, TestResult
 from grader.runner import run_one
 from grader.sandbox.client import Sandbox
+from grader.sandbox.inline import InlineSandbox
 from grader.sandbox.session import Session
 
 __all__ = ["VerifyFailure", "VerifyFile", "VerifyItem"]
 
 _LAB_DIR = re.compile(r"^lab\d\d$")
-_SANDBOX_KEY = pytest.StashKey[Sandbox]()
+_SANDBOX_KEY = pytest.StashKey[Sandbox | InlineSandbox]()
 _FILES_KEY = pytest.StashKey[ExitStack]()
 
 
@@ -51,6 +55,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--minillm-lang", default=None, choices=("zh", "en"), help="language of failure reports"
+    )
+    group.addoption(
+        "--minillm-no-sandbox",
+        action="store_true",
+        default=False,
+        help="debugging: run the student's code inside this process (breakpoints and --pdb "
+        "work; no timeouts, no output capture, no isolation)",
+    )
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    if not config.getoption("--minillm-no-sandbox"):
+        return None
+    return (
+        "minillm: --minillm-no-sandbox: your code runs inside this pytest process, for "
+        "debugging (no timeouts, no isolation); an error stops at your line with --pdb"
     )
 
 
@@ -69,10 +89,11 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         files.close()
 
 
-def _sandbox(config: pytest.Config) -> Sandbox:
+def _sandbox(config: pytest.Config) -> Sandbox | InlineSandbox:
     """The pytest run's one sandbox (its zygote), started on first use."""
     if _SANDBOX_KEY not in config.stash:
-        config.stash[_SANDBOX_KEY] = Sandbox()
+        inline = config.getoption("--minillm-no-sandbox")
+        config.stash[_SANDBOX_KEY] = InlineSandbox() if inline else Sandbox()
     sandbox = config.stash[_SANDBOX_KEY]
     sandbox.start()
     return sandbox
@@ -97,6 +118,7 @@ class VerifyFile(pytest.File):
     results: dict[str, TestResult]
     values: dict[str, object]  # what each test returned, for the tests that require it
     import_error: Text | None = None
+    errors: dict[str, BaseException]  # without the sandbox: what the student's code raised
     _session: Session | None = None
 
     def collect(self) -> Iterator[VerifyItem]:
@@ -111,6 +133,7 @@ class VerifyFile(pytest.File):
             self.impl = _files(self.config).enter_context(as_student(Path(choice).resolve(), info))
         self.results = {}
         self.values = {}
+        self.errors = {}
         for number, spec in enumerate(self.lab.tests, 1):
             item = VerifyItem.from_parent(self, name=spec.id)
             item.spec, item.number = spec, number
@@ -129,13 +152,17 @@ class VerifyFile(pytest.File):
             result = TestResult(spec.id, number, spec.title, Status.ERROR, [], cannot)
         else:
             result = run_one(spec, number, session, self.results, lab=self.lab, values=self.values)
+            error = getattr(session, "last_error", None)
+            if result.status is Status.ERROR and isinstance(error, BaseException):
+                self.errors[test_id] = error
         self.results[test_id] = result
         return result
 
     def _open(self) -> Session:
         """The lab's session: one child, forked on first use (and replaced if it misbehaves)."""
         if self._session is None:
-            self._session = _sandbox(self.config).session(str(self.impl))
+            # an InlineSession serves the same calls as a Session (see sandbox/inline.py)
+            self._session = cast(Session, _sandbox(self.config).session(str(self.impl)))
             probe = self._session.ensure()
             if probe is not None and probe.kind == "import":
                 self.import_error = import_message(probe.exc or {})
@@ -163,6 +190,9 @@ class VerifyItem(pytest.Item):
         result = self.lab_file.result(self.spec.id)
         if result.status is Status.SKIP:
             pytest.skip(result.reason.pick(_lang(self.config)) if result.reason else "")
+        error = self.lab_file.errors.get(self.spec.id)
+        if error is not None:  # without the sandbox: the student's own traceback, for --pdb
+            raise error
         if result.status is not Status.PASS:
             raise VerifyFailure(result)
 

@@ -269,3 +269,67 @@ def test_render_test_block_is_the_reports_block() -> None:
         block = render_test_block(test, "en")
         start = plain.index(block[0])
         assert plain[start : start + len(block)] == block
+
+
+def test_without_the_sandbox_the_header_says_so_and_code_runs_here(
+    pytester: pytest.Pytester, course: Path
+) -> None:
+    result = pytester.runpytest("labs/lab90", "--minillm-impl", "solution", "--minillm-no-sandbox")
+    result.assert_outcomes(passed=4)
+    result.stdout.fnmatch_lines(["minillm: --minillm-no-sandbox: your code runs inside*"])
+
+
+def test_without_the_sandbox_an_error_is_the_students_traceback(
+    pytester: pytest.Pytester, course: Path
+) -> None:
+    broken = _impl(
+        course,
+        "broken.py",
+        """
+        def add_one(x):
+            values = {}
+            return values[x] + 1  # KeyError here
+
+
+        def twice(x):
+            return 2 * x
+
+
+        def count():
+            return 1
+        """,
+    )
+    result = pytester.runpytest(
+        "labs/lab90", "--minillm-impl", broken, "--minillm-no-sandbox", "-k", "first"
+    )
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*broken.py:4: KeyError*"])
+
+
+def test_pdb_stops_at_the_students_line(pytester: pytest.Pytester, course: Path) -> None:
+    broken = _impl(
+        course,
+        "broken.py",
+        """
+        def add_one(x):
+            values = {}
+            return values[x] + 1  # KeyError here
+
+
+        def twice(x):
+            return 2 * x
+
+
+        def count():
+            return 1
+        """,
+    )
+    child = pytester.spawn_pytest(
+        f"labs/lab90 --minillm-impl {broken} --minillm-no-sandbox -k first --pdb -p no:cacheprovider"
+    )
+    child.expect(r"broken\.py\(4\)add_one\(\)")
+    child.sendline("p values")
+    child.expect(r"\{\}")
+    child.sendline("c")
+    child.expect("1 failed")
+    child.wait()

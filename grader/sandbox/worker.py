@@ -112,6 +112,7 @@ class _Context:
         self.student_dir = os.path.dirname(student_file) + os.sep
         self.handles = _Handles(gen)
         self.dump = dump
+        self.last_error: BaseException | None = None
 
 
 class _Dump:
@@ -219,6 +220,7 @@ def _is_todo(e: BaseException, student_file: str) -> bool:
 
 
 def _failure(e: BaseException, ctx: _Context, **extra: Any) -> dict[str, Any]:
+    ctx.last_error = e  # for the in-process backend's debugger (see inline.py)
     return {
         "ok": False,
         "exc": _exc_info(e, ctx.student_dir),
