@@ -325,7 +325,8 @@ def test_pdb_stops_at_the_students_line(pytester: pytest.Pytester, course: Path)
         """,
     )
     child = pytester.spawn_pytest(
-        f"labs/lab90 --minillm-impl {broken} --minillm-no-sandbox -k first --pdb -p no:cacheprovider"
+        f"labs/lab90 --minillm-impl {broken} --minillm-no-sandbox -k first --pdb "
+        "-p no:cacheprovider"
     )
     child.expect(r"broken\.py\(4\)add_one\(\)")
     child.sendline("p values")
