@@ -3,7 +3,8 @@
 A language model learns from (input, target) pairs in which the target is the input
 shifted by one token: window ``tokens[s : s + T + 1]`` gives ``x = window[:-1]`` and
 ``y = window[1:]``. `WindowLoader` draws B random start positions per batch from its own
-seeded `numpy.random.Generator`, so the same seed always gives the same batches, and its
+seeded `numpy.random.Generator` (anywhere, or only at given positions such as the start of
+each dialogue), so the same seed always gives the same batches, and its
 generator state can be saved and restored to resume a run exactly. `eval_windows` covers
 a held-out stream with fixed, non-overlapping windows, so that validation losses of
 different steps and runs compare like with like.
@@ -54,19 +55,32 @@ class WindowLoader:
         batch_size: B, windows per batch.
         seq_len: T, tokens per window.
         seed: seeds this loader's own generator.
+        starts: if given, windows start only at these positions (e.g. where each dialogue
+            begins, so that no window opens in the middle of a question); positions too
+            close to the end for a whole window are dropped.
 
     Raises:
         ValueError: for a non-positive size or a stream shorter than one window.
         TypeError: if `tokens` is not a 1-D integer array.
     """
 
-    def __init__(self, tokens: Any, batch_size: int, seq_len: int, seed: int = 0) -> None:
+    def __init__(
+        self, tokens: Any, batch_size: int, seq_len: int, seed: int = 0, starts: Any = None
+    ) -> None:
         self.tokens = _stream(tokens, seq_len)
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
         self.batch_size, self.seq_len = batch_size, seq_len
         self.rng = np.random.default_rng(seed)
         self._offsets = np.arange(seq_len + 1)  # (T + 1,)
+        last = self.tokens.size - seq_len - 1  # the last start whose window fits
+        if starts is None:
+            self.starts: Ids | None = None
+        else:
+            allowed = np.unique(np.asarray(starts, dtype=np.int64))
+            self.starts = allowed[(allowed >= 0) & (allowed <= last)]
+            if self.starts.size == 0:
+                raise ValueError(f"no start in `starts` leaves room for a window of {seq_len}")
 
     def next_batch(self) -> tuple[Ids, Ids]:
         """The next batch: x and y of shape [B, T], y[b, i] == x[b, i + 1] for i < T - 1.
@@ -74,7 +88,10 @@ class WindowLoader:
         Returns:
             (x, y), two new int64 arrays.
         """
-        starts = self.rng.integers(0, self.tokens.size - self.seq_len, size=self.batch_size)
+        if self.starts is None:
+            starts = self.rng.integers(0, self.tokens.size - self.seq_len, size=self.batch_size)
+        else:
+            starts = self.starts[self.rng.integers(0, self.starts.size, size=self.batch_size)]
         windows = self.tokens[starts[:, None] + self._offsets]  # (B, T + 1)
         return windows[:, :-1], windows[:, 1:]  # (B, T), (B, T)
 

@@ -45,6 +45,7 @@ from framework.schedule import warmup_cosine_lr
 from framework.tensor import Tensor
 
 __all__ = [
+    "PRESETS",
     "JsonlLog",
     "Progress",
     "TrainConfig",
@@ -92,6 +93,30 @@ class TrainConfig:
     def tokens_per_step(self) -> int:
         """B · T."""
         return self.batch_size * self.seq_len
+
+
+PRESETS: dict[str, TrainConfig] = {
+    # a smoke run: tens of seconds
+    "tiny": TrainConfig(
+        steps=300,
+        batch_size=8,
+        seq_len=64,
+        lr=3e-3,
+        min_lr=3e-4,
+        warmup=30,
+        eval_every=100,
+        eval_batches=4,
+    ),
+    # the course's chat model: minutes on two cores
+    "default": TrainConfig(
+        steps=3000, batch_size=16, seq_len=128, lr=5e-3, min_lr=5e-4, warmup=100, eval_every=250
+    ),
+    "medium": TrainConfig(
+        steps=6000, batch_size=16, seq_len=256, lr=2e-3, min_lr=2e-4, warmup=200, eval_every=500
+    ),
+}
+"""Training hyperparameters of `minillm train --preset`; the model sizes are
+`framework.config`'s presets of the same names."""
 
 
 @dataclass
@@ -170,8 +195,11 @@ class JsonlLog:
         self._file = open(self.path, "a" if append else "w", encoding="utf-8")  # noqa: SIM115
 
     def __call__(self, p: Progress) -> None:
-        if p.step % self.every and p.val_loss is None and p.step != p.steps:
-            return
+        if p.step % self.every == 0 or p.val_loss is not None or p.step == p.steps:
+            self.write(p)
+
+    def write(self, p: Progress) -> None:
+        """Append the line of `p` whatever its step (e.g. the last one of a stopped run)."""
         row = {
             "step": p.step,
             "loss": round(p.loss, 5),
@@ -247,8 +275,16 @@ def train(
         at_eval = step % config.eval_every == 0 or step == config.steps
         val_loss_now = evaluate() if at_eval and config.eval_every > 0 else None
         val_loss = val_loss if val_loss_now is None else val_loss_now
-        p = Progress(step, config.steps, loss, lr, norm, x.size / max(now - tick, 1e-9),
-                     now - started, val_loss_now)  # fmt: skip
+        p = Progress(
+            step,
+            config.steps,
+            loss,
+            lr,
+            norm,
+            x.size / max(now - tick, 1e-9),
+            now - started,
+            val_loss_now,
+        )
         history.append(p)
         for cb in callbacks:
             cb(p)

@@ -54,3 +54,13 @@ def test_eval_windows_are_fixed_and_disjoint() -> None:
     np.testing.assert_array_equal(xs[:, 0], [0, 5, 10, 15])
     assert [len(x) for x, _ in batches] == [2, 2]
     assert len(list(eval_windows(np.arange(23), 1, 5, max_batches=3))) == 3
+
+
+def test_windows_can_start_only_at_given_positions() -> None:
+    tokens = np.arange(50)
+    loader = WindowLoader(tokens, batch_size=300, seq_len=10, seed=2, starts=[0, 7, 7, 30, 45])
+    x, y = loader.next_batch()
+    assert set(x[:, 0].tolist()) == {0, 7, 30}  # 45 leaves no room for 10 + 1 tokens
+    np.testing.assert_array_equal(y, x + 1)
+    with pytest.raises(ValueError, match="no start"):
+        WindowLoader(tokens, 1, 10, starts=[45, 49])
