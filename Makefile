@@ -2,6 +2,7 @@
 #   make test LAB=lab04   verify one lab (sets up .venv on first use)
 #   make check            the project's own tests + ruff + mypy
 #   make bench            benchmarks (on demand, prints medians and ratios)
+#   make train            train the default chat model (minutes; writes minillm-default.*)
 #   make handouts         rewrite the TASK.md output blocks from real grader runs
 #   make stubs            write labs/*/student.py and .stub.py from solutions/ (the markers)
 
@@ -12,7 +13,7 @@ STAMP  := $(VENV)/.installed
 LAB    ?= lab04
 LINTED := framework grader tests bench labs solutions
 
-.PHONY: setup test check lint typecheck pytest bench handouts stubs clean
+.PHONY: setup test check lint typecheck pytest bench handouts stubs train clean
 
 setup: $(STAMP)
 	@:
@@ -48,6 +49,10 @@ bench: $(STAMP)
 	$(BIN)/python bench/generate_cache.py
 	$(BIN)/python bench/bpe_train.py
 	$(BIN)/python bench/serve_load.py
+
+train: $(STAMP)
+	$(BIN)/minillm train --preset default --out minillm-default.bin
+	$(BIN)/minillm eval minillm-default.bin
 
 handouts: $(STAMP)
 	$(BIN)/python -m grader.handouts --write

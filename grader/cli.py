@@ -20,8 +20,10 @@ from typing import Any
 import click
 
 from grader.commands.chat import chat
+from grader.commands.eval import eval_command
 from grader.commands.generate import generate
 from grader.commands.serve import serve
+from grader.commands.train import train
 from grader.i18n import LANGS, default_lang
 
 __all__ = ["main"]
@@ -141,6 +143,8 @@ _register()
 cli.add_command(generate)
 cli.add_command(serve)
 cli.add_command(chat)
+cli.add_command(train)
+cli.add_command(eval_command)
 
 
 def main() -> None:

@@ -1,0 +1,71 @@
+"""`minillm eval MODEL`: validation loss and exact-match accuracy on held-out questions.
+
+    minillm eval minillm-default.bin
+    minillm eval minillm-default.bin --show 10     # also list ten wrong answers
+
+The validation loss is measured on the corpus's validation dialogues (fixed windows), the
+accuracy on arithmetic questions about sums that no training dialogue contains, each
+answered greedily and compared exactly with its canonical answer (``3 + 4 = 7``).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+
+import click
+
+__all__ = ["eval_command"]
+
+
+@click.command("eval")
+@click.argument(
+    "model_path", metavar="MODEL", type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+@click.option(
+    "--show",
+    type=click.IntRange(min=0),
+    default=5,
+    show_default=True,
+    help="Wrong answers to list.",
+)
+@click.option(
+    "--threads", type=click.IntRange(min=1), default=1, show_default=True, help="BLAS threads."
+)
+def eval_command(model_path: Path, show: int, threads: int) -> None:
+    """Report MODEL's validation loss and its exact-match score on held-out questions."""
+    from framework.blas import set_blas_threads
+    from framework.corpus import build_corpus, encode_dialogues
+    from framework.evaluate import exact_match
+    from framework.model import model_load
+    from framework.tokenizer import ByteTokenizer
+    from framework.train import evaluate_loss
+
+    set_blas_threads(threads)
+    try:
+        model = model_load(model_path)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+    tok = ByteTokenizer()
+    if model.config.vocab_size != tok.vocab_size:
+        raise click.UsageError(
+            f"{model_path} has vocab {model.config.vocab_size}; the course's corpus is "
+            f"byte-level (vocab {tok.vocab_size})"
+        )
+    corpus = build_corpus()
+    tick = time.perf_counter()
+    seq = min(128, model.config.max_seq_len)
+    val = evaluate_loss(model, encode_dialogues(corpus.val, tok), 16, seq, max_batches=50)
+    score = exact_match(model, tok, corpus.heldout, model.config.max_seq_len)
+    click.echo(f"{model_path}: {model.num_parameters():,} parameters")
+    click.echo(f"  val loss {val:.4f} (perplexity {math.exp(val):.2f})")
+    click.echo(
+        f"  held-out arithmetic, exact match: {score.accuracy:.1%} "
+        f"({score.correct}/{score.total} questions on {len(corpus.heldout_sums)} unseen sums)"
+    )
+    for lang, (ok, n) in sorted(score.by_lang.items()):
+        click.echo(f"    {lang}: {ok}/{n} ({ok / n:.1%})")
+    for question, want, got in score.failures[:show]:
+        click.echo(f"    ✗ {question!r}: expected {want!r}, got {got!r}")
+    click.echo(f"  ({time.perf_counter() - tick:.1f}s)")
