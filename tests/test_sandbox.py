@@ -143,7 +143,7 @@ def test_huge_allocation_is_refused(sandbox: Sandbox) -> None:
 
 def test_memory_limit_is_configurable(backend: str) -> None:
     with Sandbox(Limits(memory=64 * 1024**2), backend=backend) as small:
-        assert small.memory_limited and small.memory_reason == ""
+        assert small.memory_limited and small.memory_note == ""
         session = small.session(str(STUDENT))
         out = session.call("honest", 1, 2)
         assert out.ok and out.value == 3
@@ -342,6 +342,8 @@ def test_spawn_is_chosen_where_fork_is_unsafe_and_memory_is_not_capped(
         launch.choose_backend("fork")
     ok, why = limits.memory_support()
     assert not ok and ("macOS" if platform == "darwin" else "Windows") in why
+    sb = Sandbox()  # not started: nothing runs
+    assert (sb.backend, sb.memory_limited, sb.memory_note) == ("spawn", False, why)
 
 
 def test_spawn_over_tcp_with_a_token() -> None:

@@ -33,7 +33,7 @@ class Sandbox:
     Attributes:
         backend: ``"fork"`` or ``"spawn"``: which backend runs the children.
         memory_limited: whether the OS caps a child's memory (`Limits.memory`).
-        memory_reason: one line saying why not, when it doesn't ("" when it does).
+        memory_note: one line saying why not, when it doesn't ("" when it does).
         workdir: the scratch folder, the children's working directory and TMPDIR.
         cleanup_problem: after `close`, one line if the scratch folder could not be removed.
 
@@ -58,7 +58,7 @@ class Sandbox:
         if limits.memory <= 0:
             supported, why = False, "no memory limit was asked for"
         self.memory_limited = supported
-        self.memory_reason = why
+        self.memory_note = why
         self.workdir = ""
         self.cleanup_problem = ""
         self._root = ""

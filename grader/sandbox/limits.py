@@ -163,19 +163,19 @@ def make_undumpable() -> bool:
 def memory_support() -> tuple[bool, str]:
     """Whether a child's address space can be capped here, and if not, why (one line)."""
     if sys.platform == "win32":
-        return False, "Windows has no RLIMIT_AS: memory use is not limited"
+        return False, "Windows has no RLIMIT_AS"
     if sys.platform == "darwin":
-        return False, "macOS does not enforce RLIMIT_AS: memory use is not limited"
+        return False, "macOS does not enforce RLIMIT_AS"
     try:
         import resource
     except ImportError:
-        return False, "no resource module on this system: memory use is not limited"
+        return False, "no resource module on this system"
     if not hasattr(resource, "RLIMIT_AS"):
-        return False, "this system has no RLIMIT_AS: memory use is not limited"
+        return False, "this system has no RLIMIT_AS"
     try:  # a no-op set: fails where the call itself is refused (seccomp, some containers)
         resource.setrlimit(resource.RLIMIT_AS, resource.getrlimit(resource.RLIMIT_AS))
     except (OSError, ValueError) as e:
-        return False, f"setrlimit(RLIMIT_AS) is refused here ({e}): memory use is not limited"
+        return False, f"setrlimit(RLIMIT_AS) is refused here ({e})"
     return True, ""
 
 
