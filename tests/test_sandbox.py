@@ -806,9 +806,9 @@ def test_without_signals_a_request_arms_one_dump_before_its_time_is_up(
     monkeypatch.setattr(worker, "DUMP_SIGNAL", None)
     path = tmp_path / "stack.txt"
     dump = worker._Dump(str(path))
-    dump.arm(0.2)
+    dump.arm(0.3)
     try:
-        time.sleep(0.7)
+        time.sleep(1.5)
     finally:
         dump.disarm()
     assert dump.file is not None
@@ -817,4 +817,5 @@ def test_without_signals_a_request_arms_one_dump_before_its_time_is_up(
     assert (
         frames[-1]["func"] == "test_without_signals_a_request_arms_one_dump_before_its_time_is_up"
     )
-    assert frames[-1]["code"] == "time.sleep(0.7)"
+    # on a loaded machine this thread may not have left arm() yet when the dump comes
+    assert frames[-1]["code"] in ("time.sleep(1.5)", "dump.arm(0.3)")
