@@ -17,6 +17,30 @@ from grader.dsl import Lab, TestContext
 from grader.views import strided
 
 lab = Lab("lab07", "训练循环", "The training loop")
+_LOSS = (
+    "framework.loss:cross_entropy_loss",
+    "framework.loss:softmax_ce_grad",
+    "framework.loss:cross_entropy_with_grad",
+    "framework.loss:_loss_and_grad",
+)
+lab.forbid(
+    "cross_entropy_loss",
+    *_LOSS,
+    why=("这一课就是亲手写出稳定的交叉熵", "this lab is about writing the stable cross-entropy"),
+)
+lab.forbid(
+    "softmax_ce_grad",
+    *_LOSS,
+    why=(
+        "这一课就是亲手写出 (softmax − one_hot) / S",
+        "this lab is about writing (softmax − one_hot) / S",
+    ),
+)
+lab.forbid(
+    "adam_step",
+    "framework.optimizer:AdamW.step",
+    why=("这一课就是亲手写出一步 AdamW", "this lab is about writing one AdamW step yourself"),
+)
 
 F32 = np.float32
 LN10 = float(np.log(10.0))
