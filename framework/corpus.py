@@ -14,8 +14,10 @@ chat format of lab09 (`<|system|>`, `<|user|>`, `<|assistant|>`, `<|end|>`):
 A dialogue's text is `framework.chat.format_training_example`: each message as
 ``"<|role|>\\n" + content + "\\n<|end|>\\n"``, so a model trained on it meets the layout
 `Conversation` prompts it with (`format_chat_prompt`), and learns to close its reply with
-``<|end|>``. Some (a, op, b) sums are held out: they occur in no training or validation
-dialogue, only in `Corpus.heldout`, whose answers are checked by exact match.
+``<|end|>``. Two sets of arithmetic questions are held out and checked by exact match:
+`Corpus.heldout` asks known sums with phrasings never used for them in training (what a
+user of the chat does), `Corpus.unseen` asks sums that no training dialogue contains (a
+harder test: the model must have learned to add, not only looked sums up).
 
 Deliberately not here: downloads, multi-turn memory, numbers beyond `max_operand`,
 negative results. Number words live in `framework.phrasebook`.
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
@@ -59,9 +62,9 @@ class Dialogue:
     messages: tuple[Message, ...]
     kind: str  # "greeting" | "arithmetic" | "fact"
 
-    @property
+    @cached_property
     def text(self) -> str:
-        """The training text: `format_training_example` of the messages."""
+        """The training text: `format_training_example` of the messages (made once)."""
         return format_training_example(self.messages)
 
 
@@ -79,17 +82,21 @@ class Question:
 
 @dataclass(frozen=True)
 class Corpus:
-    """Train and validation dialogues, and held-out arithmetic questions.
+    """Train and validation dialogues, and two sets of held-out arithmetic questions.
 
     Attributes:
         train, val: dialogues; no text occurs in both.
-        heldout: questions about sums that occur in neither train nor val.
-        heldout_sums: those (a, op, b) triples.
+        heldout: questions about known sums, each asked with a phrasing template that is
+            never used for that sum in train or val (the model has seen the sum asked
+            other ways, and the template used for other sums).
+        unseen: questions about sums that occur nowhere in train or val.
+        heldout_sums: the sums of `unseen`.
     """
 
     train: list[Dialogue]
     val: list[Dialogue]
     heldout: list[Question]
+    unseen: list[Question]
     heldout_sums: frozenset[tuple[int, str, int]]
 
 
@@ -112,13 +119,39 @@ def _all_sums(max_operand: int) -> list[tuple[int, str, int]]:
     ]
 
 
-def _arithmetic(rng: np.random.Generator, sums: list[tuple[int, str, int]]) -> Dialogue:
-    a, op, b = sums[int(rng.integers(len(sums)))]
-    lang = "zh" if rng.random() < 0.5 else "en"
-    return Dialogue(
-        (("user", pb.ask_sum(rng, a, op, b, lang)), ("assistant", arithmetic_answer(a, op, b))),
-        "arithmetic",
-    )
+Asked = tuple[int, str, int, str]  # (a, op, b, template)
+
+
+def _arithmetic(
+    rng: np.random.Generator, sums: list[tuple[int, str, int]], banned: set[Asked]
+) -> Dialogue:
+    while True:
+        a, op, b = sums[int(rng.integers(len(sums)))]
+        lang = "zh" if rng.random() < 0.5 else "en"
+        template = pb.sum_template(rng, op, lang)
+        if (a, op, b, template) not in banned:
+            break
+    ask = pb.ask_sum(rng, a, op, b, lang, template)
+    return Dialogue((("user", ask), ("assistant", arithmetic_answer(a, op, b))), "arithmetic")
+
+
+def _question(
+    rng: np.random.Generator, a: int, op: str, b: int, lang: str, template: str
+) -> Question:
+    ask = pb.ask_sum(rng, a, op, b, lang, template)
+    return Question(ask, arithmetic_answer(a, op, b), lang, a, op, b)
+
+
+def _held_out(
+    rng: np.random.Generator, sums: list[tuple[int, str, int]], count: int
+) -> list[tuple[int, str, int, str, str]]:
+    """`count` distinct (a, op, b, lang, template) to keep out of training, half per language."""
+    picked: dict[Asked, str] = {}
+    while len(picked) < count:
+        a, op, b = sums[int(rng.integers(len(sums)))]
+        lang = ("en", "zh")[len(picked) % 2]
+        picked.setdefault((a, op, b, pb.sum_template(rng, op, lang)), lang)
+    return [(a, op, b, lang, t) for (a, op, b, t), lang in picked.items()]
 
 
 def _canned(rng: np.random.Generator, kind: str) -> Dialogue:
@@ -142,10 +175,10 @@ def build_corpus(
     num_dialogues: int = 40_000,
     val_fraction: float = 0.05,
     max_operand: int = 20,
-    heldout_fraction: float = 0.1,
-    questions_per_sum: int = 2,
-    mix: tuple[float, float, float] = (0.7, 0.15, 0.15),
-    p_system: float = 0.15,
+    heldout_questions: int = 200,
+    unseen_fraction: float = 0.05,
+    mix: tuple[float, float, float] = (0.8, 0.1, 0.1),
+    p_system: float = 0.1,
 ) -> Corpus:
     """Generate the corpus: the same seed and arguments always give the same corpus.
 
@@ -155,8 +188,9 @@ def build_corpus(
             the frequencies of a language).
         val_fraction: share of distinct dialogue texts that go to validation only.
         max_operand: operands are 0..max_operand; subtraction never goes below 0.
-        heldout_fraction: share of the (a, op, b) sums kept out of train and val.
-        questions_per_sum: held-out questions per held-out sum (random phrasings).
+        heldout_questions: size of `Corpus.heldout` (known sums, unused phrasings).
+        unseen_fraction: share of the (a, op, b) sums kept out of train and val
+            entirely; `Corpus.unseen` asks each of them once in each language.
         mix: shares of arithmetic, greeting and fact dialogues.
         p_system: probability that a dialogue opens with a system message.
 
@@ -166,41 +200,45 @@ def build_corpus(
     Raises:
         ValueError: for a fraction outside [0, 1), a bad mix or a negative size.
     """
-    for name, f in (("val_fraction", val_fraction), ("heldout_fraction", heldout_fraction)):
+    for name, f in (("val_fraction", val_fraction), ("unseen_fraction", unseen_fraction)):
         if not 0.0 <= f < 1.0:
             raise ValueError(f"{name} must be in [0, 1), got {f!r}")
-    if num_dialogues < 1 or max_operand < 1 or questions_per_sum < 1:
-        raise ValueError("num_dialogues, max_operand and questions_per_sum must be >= 1")
+    if num_dialogues < 1 or max_operand < 1 or heldout_questions < 0:
+        raise ValueError("need num_dialogues >= 1, max_operand >= 1, heldout_questions >= 0")
     if len(mix) != 3 or min(mix) < 0 or sum(mix) <= 0:
         raise ValueError(f"mix must be three non-negative shares, got {mix!r}")
     rng = np.random.default_rng(seed)
     sums = _all_sums(max_operand)
     order = rng.permutation(len(sums))
-    n_held = round(heldout_fraction * len(sums))
-    held = [sums[i] for i in sorted(order[:n_held])]
-    seen = [sums[i] for i in sorted(order[n_held:])]
+    n_unseen = round(unseen_fraction * len(sums))
+    unseen = [sums[i] for i in sorted(order[:n_unseen])]
+    known = [sums[i] for i in sorted(order[n_unseen:])]
+    held = _held_out(rng, known, heldout_questions)
+    banned = {(a, op, b, t) for a, op, b, _, t in held}
     shares = np.asarray(mix, dtype=np.float64) / float(sum(mix))
     kinds = rng.choice(3, size=num_dialogues, p=shares)  # (N,)
     dialogues = [
         _with_system(
             rng,
-            _arithmetic(rng, seen) if k == 0 else _canned(rng, ("", "greeting", "fact")[k]),
+            _arithmetic(rng, known, banned)
+            if k == 0
+            else _canned(rng, ("", "greeting", "fact")[k]),
             p_system,
         )
         for k in kinds
     ]
     texts = sorted({d.text for d in dialogues})
     val_texts = {texts[i] for i in rng.permutation(len(texts))[: int(val_fraction * len(texts))]}
-    questions = [
-        Question(pb.ask_sum(rng, a, op, b, lang), arithmetic_answer(a, op, b), lang, a, op, b)
-        for a, op, b in held
-        for lang in (("en", "zh") * questions_per_sum)[:questions_per_sum]
-    ]
     return Corpus(
         train=[d for d in dialogues if d.text not in val_texts],
         val=[d for d in dialogues if d.text in val_texts],
-        heldout=questions,
-        heldout_sums=frozenset(held),
+        heldout=[_question(rng, a, op, b, lang, t) for a, op, b, lang, t in held],
+        unseen=[
+            _question(rng, a, op, b, lang, pb.sum_template(rng, op, lang))
+            for a, op, b in unseen
+            for lang in ("en", "zh")
+        ],
+        heldout_sums=frozenset(unseen),
     )
 
 

@@ -24,6 +24,7 @@ __all__ = [
     "ask_sum",
     "number_en",
     "number_zh",
+    "sum_template",
     "vary",
 ]
 
@@ -109,19 +110,37 @@ def _word(rng: np.random.Generator, n: int, lang: str) -> str:
     return "两" if n == 2 and rng.random() < 0.3 else number_zh(n)
 
 
-def ask_sum(rng: np.random.Generator, a: int, op: str, b: int, lang: str) -> str:
-    """One way a person could ask for ``a op b``, in `lang` ("en" or "zh").
+def sum_template(rng: np.random.Generator, op: str, lang: str) -> str:
+    """A random question template for `op` in `lang`: symbols 45% of the time, else words.
 
     Example:
-        >>> q = ask_sum(np.random.default_rng(0), 3, "+", 4, "en")
-        >>> isinstance(q, str) and len(q) > 2
+        >>> "{x}" in sum_template(np.random.default_rng(0), "+", "zh")
         True
     """
     style = "sym" if rng.random() < 0.45 else "word"
     templates = _SUMS[(lang, op, style)]
-    template = templates[int(rng.integers(len(templates)))]
+    return templates[int(rng.integers(len(templates)))]
+
+
+def ask_sum(
+    rng: np.random.Generator, a: int, op: str, b: int, lang: str, template: str | None = None
+) -> str:
+    """One way a person could ask for ``a op b``, in `lang` ("en" or "zh").
+
+    Args:
+        rng: the caller's generator (every choice is drawn from it).
+        a, op, b: the sum.
+        lang: "en" or "zh".
+        template: one of `sum_template`'s templates (default: a random one).
+
+    Example:
+        >>> q = ask_sum(np.random.default_rng(0), 3, "+", 4, "en", "what is {x} plus {y}")
+        >>> q.lower().startswith("what is")
+        True
+    """
+    template = template or sum_template(rng, op, lang)
     form = rng.random()  # word templates: digits, words, or one of each
-    if style == "sym" or form < 0.5:
+    if any(ch in template for ch in "+-") or form < 0.5:
         x, y = str(a), str(b)
     elif form < 0.85:
         x, y = _word(rng, a, lang), _word(rng, b, lang)

@@ -109,7 +109,7 @@ PRESETS: dict[str, TrainConfig] = {
     ),
     # the course's chat model: minutes on two cores
     "default": TrainConfig(
-        steps=3000, batch_size=16, seq_len=128, lr=5e-3, min_lr=5e-4, warmup=100, eval_every=250
+        steps=4000, batch_size=16, seq_len=128, lr=5e-3, min_lr=5e-4, warmup=100, eval_every=500
     ),
     "medium": TrainConfig(
         steps=6000, batch_size=16, seq_len=256, lr=2e-3, min_lr=2e-4, warmup=200, eval_every=500

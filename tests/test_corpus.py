@@ -63,16 +63,27 @@ def test_arithmetic_answers_are_canonical_and_right() -> None:
             assert c >= 0
 
 
-def test_heldout_sums_never_occur_in_train_or_val() -> None:
+def test_unseen_sums_never_occur_in_train_or_val() -> None:
     c = corpus()
-    assert len(c.heldout_sums) == round(0.1 * (21 * 21 + 21 * 22 // 2))
+    assert len(c.heldout_sums) == round(0.05 * (21 * 21 + 21 * 22 // 2))
     answers = {d.messages[-1][1] for d in c.train + c.val}
     for a, op, b in c.heldout_sums:
         assert arithmetic_answer(a, op, b) not in answers
-    assert {(q.a, q.op, q.b) for q in c.heldout} == set(c.heldout_sums)
-    assert {q.lang for q in c.heldout} == {"en", "zh"}
-    for q in c.heldout:
+    assert {(q.a, q.op, q.b) for q in c.unseen} == set(c.heldout_sums)
+    assert sorted(q.lang for q in c.unseen) == sorted(["en", "zh"] * 34)
+    for q in c.unseen + c.heldout:
         assert q.answer == arithmetic_answer(q.a, q.op, q.b)
+
+
+def test_heldout_questions_use_a_phrasing_never_used_for_their_sum() -> None:
+    c = corpus()
+    assert len(c.heldout) == 200 and {q.lang for q in c.heldout} == {"en", "zh"}
+    asked = {d.messages[-2][1] for d in c.train + c.val}
+    answers = {d.messages[-1][1] for d in c.train + c.val}
+    for q in c.heldout:
+        assert (q.a, q.op, q.b) not in c.heldout_sums
+        assert q.prompt not in asked
+    assert sum(q.answer in answers for q in c.heldout) > 150  # the sums are known
 
 
 def test_train_and_val_texts_are_disjoint() -> None:
@@ -114,7 +125,7 @@ def test_encode_dialogues_starts_each_with_bos() -> None:
 
 
 @pytest.mark.parametrize(
-    "kwargs", [{"val_fraction": 1.0}, {"heldout_fraction": -0.1}, {"num_dialogues": 0},
+    "kwargs", [{"val_fraction": 1.0}, {"unseen_fraction": -0.1}, {"num_dialogues": 0},
                {"mix": (1.0, -1.0, 0.0)}]
 )  # fmt: skip
 def test_bad_arguments_raise(kwargs: dict[str, object]) -> None:

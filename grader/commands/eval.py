@@ -3,9 +3,10 @@
     minillm eval minillm-default.bin
     minillm eval minillm-default.bin --show 10     # also list ten wrong answers
 
-The validation loss is measured on the corpus's validation dialogues (fixed windows), the
-accuracy on arithmetic questions about sums that no training dialogue contains, each
-answered greedily and compared exactly with its canonical answer (``3 + 4 = 7``).
+The validation loss is measured on the corpus's validation dialogues (fixed windows). Two
+sets of arithmetic questions are answered greedily and compared exactly with their
+canonical answers (``3 + 4 = 7``): known sums asked with phrasings never used for them in
+training, and sums that no training dialogue contains.
 """
 
 from __future__ import annotations
@@ -13,10 +14,14 @@ from __future__ import annotations
 import math
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
-__all__ = ["eval_command"]
+if TYPE_CHECKING:
+    from framework.evaluate import ExactMatch
+
+__all__ = ["eval_command", "score_lines"]
 
 
 @click.command("eval")
@@ -37,7 +42,6 @@ def eval_command(model_path: Path, show: int, threads: int) -> None:
     """Report MODEL's validation loss and its exact-match score on held-out questions."""
     from framework.blas import set_blas_threads
     from framework.corpus import build_corpus, encode_dialogues
-    from framework.evaluate import exact_match
     from framework.model import model_load
     from framework.tokenizer import ByteTokenizer
     from framework.train import evaluate_loss
@@ -57,15 +61,27 @@ def eval_command(model_path: Path, show: int, threads: int) -> None:
     tick = time.perf_counter()
     seq = min(128, model.config.max_seq_len)
     val = evaluate_loss(model, encode_dialogues(corpus.val, tok), 16, seq, max_batches=50)
-    score = exact_match(model, tok, corpus.heldout, model.config.max_seq_len)
     click.echo(f"{model_path}: {model.num_parameters():,} parameters")
     click.echo(f"  val loss {val:.4f} (perplexity {math.exp(val):.2f})")
-    click.echo(
-        f"  held-out arithmetic, exact match: {score.accuracy:.1%} "
-        f"({score.correct}/{score.total} questions on {len(corpus.heldout_sums)} unseen sums)"
-    )
-    for lang, (ok, n) in sorted(score.by_lang.items()):
-        click.echo(f"    {lang}: {ok}/{n} ({ok / n:.1%})")
-    for question, want, got in score.failures[:show]:
-        click.echo(f"    ✗ {question!r}: expected {want!r}, got {got!r}")
+    for line, score in score_lines(model, tok, corpus):
+        click.echo(line)
+        for question, want, got in score.failures[:show]:
+            click.echo(f"      ✗ {question!r}: expected {want!r}, got {got!r}")
     click.echo(f"  ({time.perf_counter() - tick:.1f}s)")
+
+
+def score_lines(model: Any, tok: Any, corpus: Any) -> list[tuple[str, ExactMatch]]:
+    """The exact-match lines of the two held-out sets (and their scores)."""
+    from framework.evaluate import exact_match
+
+    out = []
+    sets = (
+        ("held-out questions (known sums, new phrasings)", corpus.heldout),
+        ("unseen sums (in no training dialogue)         ", corpus.unseen),
+    )
+    for name, questions in sets:
+        score = exact_match(model, tok, questions, model.config.max_seq_len)
+        langs = ", ".join(f"{k} {a}/{b}" for k, (a, b) in sorted(score.by_lang.items()))
+        line = f"  {name}: {score.accuracy:6.1%} ({score.correct}/{score.total}; {langs})"
+        out.append((line, score))
+    return out

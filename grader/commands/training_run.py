@@ -29,13 +29,13 @@ from rich.progress import (
 from framework.config import default_config, medium_config, tiny_config
 from framework.corpus import build_corpus, encode_dialogues
 from framework.dataloader import WindowLoader
-from framework.evaluate import exact_match
 from framework.model import GPTModel, init_weights, model_load, model_save
 from framework.optimizer import AdamW
 from framework.tokenizer import ByteTokenizer
 from framework.train import JsonlLog, TrainConfig, TrainResult, load_state, save_state, state_path
 from framework.train import Progress as Step
 from framework.train import train as train_loop
+from grader.commands.eval import score_lines
 from grader.commands.train import plot_log, sparkline
 
 __all__ = ["MODEL_CONFIGS", "TrainingRun"]
@@ -190,15 +190,9 @@ class TrainingRun:
         if r.val_loss is not None:
             click.echo(f"  val loss    {r.val_loss:.4f}  (perplexity {math.exp(r.val_loss):.2f})")
         tick = time.perf_counter()
-        score = exact_match(
-            self.model, self.tok, self.corpus.heldout, self.model.config.max_seq_len
-        )
-        langs = "  ".join(f"{k} {a}/{b}" for k, (a, b) in sorted(score.by_lang.items()))
-        click.echo(
-            f"  held-out arithmetic, exact match: {score.accuracy:.1%} "
-            f"({score.correct}/{score.total}; {langs}; "
-            f"{time.perf_counter() - tick:.1f}s)"
-        )
+        for line, _ in score_lines(self.model, self.tok, self.corpus):
+            click.echo(line)
+        click.echo(f"  (answered in {time.perf_counter() - tick:.1f} s)")
         png = plot_log(self.log_path)
         files = [self.out, state_path(self.out), self.log_path] + ([png] if png else [])
         click.echo("  wrote " + ", ".join(str(f) for f in files))
