@@ -8,7 +8,7 @@
     POST /v1/chat/completions    a reply: one JSON object, or server-sent events with
                                  "stream": true (data: {chunk} ... data: [DONE])
 
-Reading the request is `framework.http_protocol.read_request`, with its statuses (400,
+Reading the request is `framework.http_request` (`read_head`, `read_body`), with its statuses (400,
 408, 411, 413, 414, 431); an unknown route is 404, a wrong method 405 (with ``Allow``),
 a full generation queue 503 (with ``Retry-After``). Every error has a JSON body in the
 OpenAI API's shape, and nothing a client sends makes `handle` raise.
@@ -45,8 +45,9 @@ from dataclasses import dataclass
 from importlib import resources
 from io import BufferedIOBase
 
-from framework import http_protocol
-from framework.http_protocol import MAX_BODY, REASONS, HttpError, Request, error_body
+from framework import http_protocol, http_request
+from framework.http_protocol import REASONS
+from framework.http_request import MAX_BODY, HttpError, Request, error_body
 from framework.openai_api import ApiError, chunk, completion, model_list, parse_chat_request
 from framework.serving import Busy, ChatEngine, Gate, Reply, ReplySettings
 
@@ -113,16 +114,16 @@ class ChatService:
         """Serve the one request of a connection; never raises."""
         start, req, drain = time.perf_counter(), None, True
         try:
-            req = http_protocol.read_head(rfile, self.parse_request_line)
+            req = http_request.read_head(rfile, self.parse_request_line)
             handler = self._route(req)
             if req.headers.get("expect", "").lower() == "100-continue":  # curl, for instance
                 drain = False  # the client sends the body only once it is invited
                 self._invite(wfile, req)
-            req.body = http_protocol.read_body(rfile, req, self.config.max_body)
+            req.body = http_request.read_body(rfile, req, self.config.max_body)
             status = handler(req, wfile)
         except HttpError as e:
             if req is not None and drain and not req.body and e.status != 408:
-                http_protocol.discard_body(rfile, req)  # so that the close does not reset
+                http_request.discard_body(rfile, req)  # so that the close does not reset
             status = self._try_send(wfile, e)
         except (BrokenPipeError, ConnectionError, TimeoutError):
             status = 499  # the client went away or stopped reading
@@ -136,7 +137,7 @@ class ChatService:
 
     def _invite(self, wfile: BufferedIOBase, req: Request) -> None:
         """Answer ``Expect: 100-continue``: 413 at once for a body too large, else 100."""
-        size = http_protocol.content_length(req) or 0
+        size = http_request.content_length(req) or 0
         if size > self.config.max_body:
             why = f"the body is {size} bytes, more than {self.config.max_body}"
             raise HttpError(413, why, "too_large")

@@ -36,7 +36,8 @@ from collections.abc import Callable
 from typing import Any
 
 from framework.chat_service import JSON, ChatService, ServerConfig
-from framework.http_protocol import REASONS, HttpError, error_body
+from framework.http_protocol import REASONS
+from framework.http_request import HttpError, error_body
 
 __all__ = ["ChatServer", "ServerConfig", "serve"]
 

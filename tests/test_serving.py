@@ -14,7 +14,7 @@ from framework import generate
 from framework.bpe_tokenizer import BPETokenizer
 from framework.chat import CHAT_TAGS
 from framework.config import ModelConfig
-from framework.http_protocol import HttpError, error_body, read_request
+from framework.http_request import HttpError, error_body, read_request
 from framework.model import GPTModel
 from framework.openai_api import ApiError, parse_chat_request
 from framework.serving import Busy, ChatEngine, Gate, ReplySettings
