@@ -105,15 +105,21 @@ class WindowLoader:
 
 
 def eval_windows(
-    tokens: Any, batch_size: int, seq_len: int, max_batches: int | None = None
+    tokens: Any,
+    batch_size: int,
+    seq_len: int,
+    max_batches: int | None = None,
+    starts: Any = None,
 ) -> Iterator[tuple[Ids, Ids]]:
-    """Fixed, non-overlapping (x, y) windows from the start of `tokens`, in batches.
+    """Fixed (x, y) windows of a held-out stream, in batches, the same every time.
 
     Args:
         tokens: the held-out stream.
         batch_size: windows per batch (the last batch may be smaller).
         seq_len: tokens per window.
         max_batches: stop after this many batches (None: cover the stream).
+        starts: if given, the windows start at these positions, in order (those that
+            leave room for a window); else they tile the stream from its start.
 
     Yields:
         (x, y) pairs of shape [b, T].
@@ -121,13 +127,18 @@ def eval_windows(
     Example:
         >>> [x.tolist() for x, _ in eval_windows(np.arange(7), 2, 3)]
         [[[0, 1, 2], [3, 4, 5]]]
+        >>> [x.tolist() for x, _ in eval_windows(np.arange(7), 2, 3, starts=[1, 5])]
+        [[[1, 2, 3]]]
     """
     stream = _stream(tokens, seq_len)
-    count = (stream.size - 1) // seq_len
+    if starts is None:
+        first = np.arange((stream.size - 1) // seq_len) * seq_len  # (n,)
+    else:
+        first = np.asarray(starts, dtype=np.int64)
+        first = first[(first >= 0) & (first <= stream.size - seq_len - 1)]
     if max_batches is not None:
-        count = min(count, max_batches * batch_size)
+        first = first[: max_batches * batch_size]
     offsets = np.arange(seq_len + 1)  # (T + 1,)
-    for first in range(0, count, batch_size):
-        starts = np.arange(first, min(first + batch_size, count)) * seq_len  # (b,)
-        windows = stream[starts[:, None] + offsets]  # (b, T + 1)
+    for i in range(0, first.size, batch_size):
+        windows = stream[first[i : i + batch_size, None] + offsets]  # (b, T + 1)
         yield windows[:, :-1], windows[:, 1:]

@@ -146,11 +146,16 @@ class TrainResult:
 
 
 def evaluate_loss(
-    model: Trainable, tokens: np.ndarray, batch_size: int, seq_len: int, max_batches: int
+    model: Trainable,
+    tokens: np.ndarray,
+    batch_size: int,
+    seq_len: int,
+    max_batches: int,
+    starts: np.ndarray | None = None,
 ) -> float:
     """Mean cross-entropy over fixed windows of `tokens` (see `eval_windows`)."""
     total, count = 0.0, 0
-    for x, y in eval_windows(tokens, batch_size, seq_len, max_batches):
+    for x, y in eval_windows(tokens, batch_size, seq_len, max_batches, starts):
         loss, _ = cross_entropy_with_grad(model.forward_batch(x), y)
         total, count = total + loss * x.size, count + x.size
     return total / count
@@ -227,6 +232,7 @@ def train(
     callbacks: Iterable[Callable[[Progress], None]] = (),
     checkpoint: Callable[[int], None] | None = None,
     should_stop: Callable[[], bool] = lambda: False,
+    val_starts: np.ndarray | None = None,
 ) -> TrainResult:
     """Run steps start_step + 1 ... config.steps; see the module docstring for one step.
 
@@ -242,6 +248,8 @@ def train(
             end, and when `should_stop` ends the run early.
         should_stop: polled between steps (e.g. set by Ctrl-C); True ends the run after
             a checkpoint.
+        val_starts: where validation windows start (e.g. each dialogue's start, like
+            the training windows); None tiles the stream.
 
     Returns:
         A `TrainResult`.
@@ -254,7 +262,7 @@ def train(
 
     def evaluate() -> float:
         return evaluate_loss(
-            model, val_tokens, loader.batch_size, loader.seq_len, config.eval_batches
+            model, val_tokens, loader.batch_size, loader.seq_len, config.eval_batches, val_starts
         )
 
     while step < config.steps and not should_stop():

@@ -40,6 +40,8 @@ __all__ = ["eval_command", "score_lines"]
 )
 def eval_command(model_path: Path, show: int, threads: int) -> None:
     """Report MODEL's validation loss and its exact-match score on held-out questions."""
+    import numpy as np
+
     from framework.blas import set_blas_threads
     from framework.corpus import build_corpus, encode_dialogues
     from framework.model import model_load
@@ -60,7 +62,9 @@ def eval_command(model_path: Path, show: int, threads: int) -> None:
     corpus = build_corpus()
     tick = time.perf_counter()
     seq = min(128, model.config.max_seq_len)
-    val = evaluate_loss(model, encode_dialogues(corpus.val, tok), 16, seq, max_batches=50)
+    val_ids = encode_dialogues(corpus.val, tok)
+    starts = np.flatnonzero(val_ids == tok.bos_id)  # windows open where dialogues do
+    val = evaluate_loss(model, val_ids, 16, seq, max_batches=50, starts=starts)
     click.echo(f"{model_path}: {model.num_parameters():,} parameters")
     click.echo(f"  val loss {val:.4f} (perplexity {math.exp(val):.2f})")
     for line, score in score_lines(model, tok, corpus):

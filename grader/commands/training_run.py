@@ -9,6 +9,7 @@ Kept apart from the click command so that tests can drive a run without a termin
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -43,6 +44,10 @@ __all__ = ["MODEL_CONFIGS", "TrainingRun"]
 MODEL_CONFIGS = {"tiny": tiny_config, "default": default_config, "medium": medium_config}
 
 
+def _load() -> float:
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+
+
 def _duration(seconds: float) -> str:
     """'42.0 s' or '7 min 05 s'."""
     if seconds < 60:
@@ -55,7 +60,7 @@ class Display:
     """Progress on a terminal (rich bar) or as plain lines; keeps the losses for sparklines."""
 
     def __init__(self, start: int, total: int, tty: bool) -> None:
-        self.losses: list[float] = []
+        self.losses: list[float] = []  # log(loss): the sparkline shows the slow part too
         self.total, self.every = total, max(1, (total - start) // 20)
         self.rate = 0.0
         self.bar: Progress | None = None
@@ -76,7 +81,7 @@ class Display:
             self.bar.start()
 
     def __call__(self, p: Step) -> None:
-        self.losses.append(p.loss)
+        self.losses.append(math.log(max(p.loss, 1e-9)))
         self.rate = p.tokens_per_s if not self.rate else 0.9 * self.rate + 0.1 * p.tokens_per_s
         val = f"  val {p.val_loss:.4f}" if p.val_loss is not None else ""
         if self.bar is not None:
@@ -158,6 +163,7 @@ class TrainingRun:
         log = JsonlLog(self.log_path, every=10, append=self.resumed)
         display = Display(self.start, c.steps, tty)
         try:
+            cpu = time.process_time()
             result = train_loop(
                 self.model,
                 self.loader,
@@ -168,25 +174,27 @@ class TrainingRun:
                 callbacks=[log, display],
                 checkpoint=self.checkpoint,
                 should_stop=should_stop,
+                val_starts=np.flatnonzero(self.val_ids == self.tok.bos_id),
             )
             if result.interrupted and result.history and result.history[-1].step % log.every:
                 log.write(result.history[-1])
         finally:
             display.close()
             log.close()
-        self.summary(result, display.losses)
+        self.summary(result, display.losses, time.process_time() - cpu)
         return 130 if result.interrupted else 0
 
-    def summary(self, r: TrainResult, losses: list[float]) -> None:
+    def summary(self, r: TrainResult, log_losses: list[float], cpu: float) -> None:
         """Val loss, perplexity, time, held-out score and the files written."""
         c = self.config
         tokens = (r.step - self.start) * c.batch_size * c.seq_len
         head = "Stopped (Ctrl-C)" if r.interrupted else "Finished"
         click.echo(
             f"\n{head} at step {r.step}/{c.steps} after {_duration(r.seconds)} "
-            f"({tokens / max(r.seconds, 1e-9):,.0f} tokens/s)"
+            f"({tokens / max(r.seconds, 1e-9):,.0f} tokens/s; CPU time {_duration(cpu)}, "
+            f"load average {_load():.1f})"
         )
-        click.echo(f"  train loss  {sparkline(losses)}  {r.loss:.4f}")
+        click.echo(f"  train loss  {sparkline(log_losses)}  {r.loss:.4f}  (log scale)")
         if r.val_loss is not None:
             click.echo(f"  val loss    {r.val_loss:.4f}  (perplexity {math.exp(r.val_loss):.2f})")
         tick = time.perf_counter()
