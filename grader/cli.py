@@ -129,13 +129,14 @@ def list_labs(lang: str | None) -> None:
 
 def _register() -> None:
     from grader.commands.completion import completion
+    from grader.commands.grade import grade
     from grader.commands.hint import hint
     from grader.commands.reset import reset
     from grader.commands.status import status
     from grader.commands.stubs import stubs
     from grader.commands.watch import watch
 
-    for command in (status, hint, watch, reset, completion, stubs):
+    for command in (status, hint, watch, reset, completion, stubs, grade):
         cli.add_command(command)
 
 

@@ -8,7 +8,9 @@
 - `course`: the pristine copy of the course that one run grades against;
 - `run`: the seam that runs one submission's labs and returns their `LabResult`s (the
   isolation backend wraps this), and the worker process that hosts it;
-- `batch`: many submissions in parallel, a progress bar, result files rewritten as
-  results arrive;
-- `classreport`: one self-contained HTML page about a whole class.
+- `result`: what grading produced (`SubmissionResult`, `BatchResult`); `wire`: a lab's
+  result between processes;
+- `batch`: many submissions in parallel, result files rewritten as results arrive.
+
+The renderers of a batch, one per ``--format``, are in `grader.render`.
 """

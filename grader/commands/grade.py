@@ -1,0 +1,187 @@
+"""`minillm grade SUBMISSION...`: grade submissions against this course, public and hidden checks.
+
+    minillm grade alice/ bob.zip carol/ --labs lab04,lab07 --format csv --out grades.csv
+    minillm grade . --format github                      # in a student repository's CI
+    minillm grade /autograder/submission --format gradescope \\
+        --out /autograder/results/results.json
+    minillm grade submissions/* --jobs 4
+
+A submission is a folder, a git checkout or a zip; only its ``labs/*/student.py`` files are
+used, everything else comes from a pristine copy of this course (see `grader.grade`).
+``--out`` is rewritten as results arrive, so a stopped run leaves what finished. With
+``--format github`` the log and annotations go to stdout, the Markdown summary to
+``$GITHUB_STEP_SUMMARY`` (and to ``--out`` if given).
+
+Exit status: 0 every submission graded with full marks; 1 graded, some short of full
+marks; 2 a usage error (or isolation asked for but unavailable); 3 some submission could
+not be graded (see its error).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from grader.i18n import LANGS, Lang, default_lang
+
+__all__ = ["grade"]
+
+FORMATS = ("text", "json", "junit", "gradescope", "github", "csv")
+_WRITE_EVERY = 0.5  # seconds between rewrites of --out while the run goes
+
+
+def _labs(spec: str | None) -> tuple[str, ...]:
+    from grader.labs import UnknownLab, all_labs, resolve_lab
+
+    if not spec:
+        return tuple(i.id for i in all_labs())
+    try:
+        found = [resolve_lab(s).id for s in spec.replace(" ", ",").split(",") if s]
+    except UnknownLab as e:
+        raise click.UsageError(str(e)) from None
+    return tuple(dict.fromkeys(found))
+
+
+@click.command()
+@click.argument("submissions", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--labs", "labs_spec", help="Labs to grade, e.g. lab04,lab07 (default: all).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the result here (rewritten as results arrive) instead of stdout.",
+)
+@click.option("--jobs", "-j", type=click.IntRange(1, 64), default=2, show_default=True)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=1.0),
+    default=None,
+    help="Seconds one submission may take in all (default: 60 + 30 per lab).",
+)
+@click.option(
+    "--no-isolation",
+    is_flag=True,
+    help="Run without the isolation backend (trusting the submissions).",
+)
+@click.option("--lang", type=click.Choice(LANGS), default=None, help="Language of the reports.")
+def grade(
+    submissions: tuple[Path, ...],
+    labs_spec: str | None,
+    fmt: str,
+    out: Path | None,
+    jobs: int,
+    timeout: float | None,
+    no_isolation: bool,
+    lang: Lang | None,
+) -> None:
+    """Grade SUBMISSION... (folders, git checkouts or zips) with public and hidden checks."""
+    from grader.grade.batch import GradeOptions, grade_batch, write_atomic
+    from grader.grade.result import BatchResult
+    from grader.grade.run import IsolationUnavailable, choose_isolation
+    from grader.labs import course_root
+    from grader.render import FORMATS as RENDER
+    from grader.render.github import render_github_summary
+    from grader.render.text import NOT_ISOLATED
+    from grader.term import prepare
+
+    stdout = prepare(sys.stdout)
+    chosen: Lang = lang or default_lang(getattr(stdout, "encoding", None))
+    if fmt == "gradescope" and len(submissions) != 1:
+        raise click.UsageError("--format gradescope grades exactly one submission")
+    labs = _labs(labs_spec)
+    if not labs:
+        raise click.UsageError(f"no labs to grade in {course_root()}")
+    try:
+        backend, _ = choose_isolation(not no_isolation)
+    except IsolationUnavailable as e:
+        click.echo(str(e), err=True)
+        sys.exit(2)
+    to_stdout = out is None or fmt == "github"
+    if backend == "none" and not (to_stdout and fmt in ("text", "github")):
+        click.echo(NOT_ISOLATED[chosen], err=True)
+    renderer = RENDER[fmt]
+    target = None if fmt == "github" else out
+
+    def write(batch: BatchResult) -> None:
+        if target is not None:
+            write_atomic(target, renderer(batch, chosen))
+
+    options = GradeOptions(labs, jobs, timeout, backend)
+    with _Progress(len(submissions)) as progress:
+
+        def changed(batch: BatchResult) -> None:
+            progress.update(batch)
+            write(batch)
+
+        batch = grade_batch(
+            list(submissions), course_root(), options, on_change=changed, interval=_WRITE_EVERY
+        )
+    if target is None:
+        stdout.write(renderer(batch, chosen))
+        stdout.flush()
+    if fmt == "github":
+        summary = render_github_summary(batch, chosen)
+        if out is not None:
+            write_atomic(out, summary)
+        step = os.environ.get("GITHUB_STEP_SUMMARY")
+        if step:
+            with open(step, "a", encoding="utf-8") as f:
+                f.write(summary)
+    if any(s.error for s in batch.submissions):
+        sys.exit(3)
+    sys.exit(0 if all(s.score == s.max_score for s in batch.submissions) else 1)
+
+
+class _Progress:
+    """A rich progress bar on stderr while a terminal watches; silent otherwise."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.bar: object | None = None
+        self.task: object = None
+
+    def __enter__(self) -> _Progress:
+        if sys.stderr.isatty() and not os.environ.get("NO_COLOR"):
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
+            bar = Progress(
+                TextColumn("grading"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                TextColumn("{task.description}"),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            bar.start()
+            self.task = bar.add_task("", total=self.total)
+            self.bar = bar
+        return self
+
+    def update(self, batch: object) -> None:
+        from rich.progress import Progress, TaskID
+
+        from grader.grade.result import BatchResult
+
+        if not isinstance(self.bar, Progress) or not isinstance(batch, BatchResult):
+            return
+        done = sum(1 for s in batch.submissions if s.done)
+        running = [s.name for s in batch.submissions if not s.done]
+        task = self.task if isinstance(self.task, int) else 0
+        self.bar.update(TaskID(task), completed=done, description=", ".join(running[:3]))
+
+    def __exit__(self, *exc: object) -> None:
+        from rich.progress import Progress
+
+        if isinstance(self.bar, Progress):
+            self.bar.stop()

@@ -1,0 +1,371 @@
+"""Grade many submissions in parallel, each in a worker process of its own.
+
+`grade_batch` copies the course once (`copy_course`), then runs up to `jobs` workers at a
+time (``python -E -B -m grader.grade.worker``, started from the copy). Each worker reports
+every lab as it ends; `on_change` sees the growing `BatchResult` after each report, so a
+caller can redraw a progress bar and rewrite its result file (`write_atomic`). Nothing a
+submission does stops the batch: a submission that cannot be read, a worker that crashes,
+prints garbage or runs out of time (`GradeOptions.timeout`) ends as that submission's
+`error`, with the labs it finished and every other lab at 0 points.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import selectors
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.dsl import Lab
+from grader.grade.checks import load_graded_lab
+from grader.grade.course import Course, copy_course
+from grader.grade.result import BatchResult, SubmissionResult, unfinished_lab
+from grader.grade.run import GradeJob
+from grader.grade.submission import (
+    SubmissionError,
+    Taken,
+    function_lines,
+    read_submission,
+    student_path,
+)
+from grader.grade.wire import WireError, lab_from_wire
+from grader.i18n import Text, tr
+from grader.results import LabResult
+from grader.sandbox.limits import kill_tree
+
+__all__ = ["GradeOptions", "display_names", "grade_batch", "write_atomic"]
+
+MAX_LINE = 64 * 1024 * 1024  # bytes of one report line from a worker
+_ENV_KEEP = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR")
+
+
+@dataclass(frozen=True)
+class GradeOptions:
+    """How a batch runs.
+
+    Attributes:
+        labs: the lab ids to grade, in order.
+        jobs: submissions graded at the same time.
+        timeout: seconds one submission may take in all (None: 60 + 30 per lab).
+        isolation: the backend, ``"none"`` or ``"bwrap"`` (see `grader.grade.run`).
+    """
+
+    labs: tuple[str, ...]
+    jobs: int = 2
+    timeout: float | None = None
+    isolation: str = "none"
+
+    @property
+    def seconds(self) -> float:
+        return self.timeout if self.timeout is not None else 60.0 + 30.0 * len(self.labs)
+
+
+@dataclass
+class _State:
+    """One submission while the batch runs."""
+
+    name: str
+    source: str
+    started: float = 0.0
+    done: bool = False
+    results: dict[str, LabResult] = field(default_factory=dict)
+    taken: Taken | None = None
+    error: str = ""
+    seconds: float = 0.0
+
+
+def display_names(paths: Sequence[Path]) -> list[str]:
+    """A unique name per submission: its folder or zip name, ``-2``, ``-3`` for repeats."""
+    names: list[str] = []
+    for p in paths:
+        base = p.resolve().name.removesuffix(".zip") or str(p)
+        name, n = base, 1
+        while name in names:
+            n += 1
+            name = f"{base}-{n}"
+        names.append(name)
+    return names
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace `path` with `text` at once: a reader (or a killed run) sees old or new."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _worker_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k in _ENV_KEEP or k.startswith("LC_")}
+    for key in ("MINILLM_SANDBOX", "MINILLM_LANG"):
+        if key in os.environ:
+            env[key] = os.environ[key]
+    env.update(PYTHONDONTWRITEBYTECODE="1", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    return env
+
+
+class _Runner:
+    """Runs one batch (the state shared by its threads)."""
+
+    def __init__(self, course: Course, run_dir: Path, options: GradeOptions) -> None:
+        self.course = course
+        self.run_dir = run_dir
+        self.options = options
+        self.labs: dict[str, Lab] = {
+            lab_id: load_graded_lab(course.info(lab_id), solutions=course.private)
+            for lab_id in options.labs
+        }
+        self.events: queue.Queue[int] = queue.Queue()
+        self.lock = threading.Lock()
+
+    # -- one submission, in a pool thread -------------------------------------------------
+    def grade(self, index: int, path: Path, state: _State) -> None:
+        state.started = time.monotonic()
+        self.events.put(index)
+        try:
+            self._grade(index, path, state)
+        except Exception as e:  # never let one submission stop the batch
+            state.error = state.error or f"internal error while grading: {type(e).__name__}: {e}"
+        state.seconds = time.monotonic() - state.started
+        state.done = True
+        self.events.put(index)
+
+    def _grade(self, index: int, path: Path, state: _State) -> None:
+        try:
+            taken = read_submission(path, self.options.labs)
+        except SubmissionError as e:
+            state.error = str(e)
+            return
+        state.taken = taken
+        work = self.run_dir / "subs" / f"{index:05d}"
+        for lab_id, text in taken.files.items():
+            target = work / student_path(lab_id)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        labs = tuple(lab for lab in self.options.labs if lab in taken.files)
+        if not labs:
+            return
+        work.mkdir(parents=True, exist_ok=True)
+        job = GradeJob(self.course.root, self.course.private, work, labs)
+        (self.run_dir / "subs" / f"{index:05d}.job.json").write_text(job.dumps(), encoding="utf-8")
+        self._work(index, job, state)
+
+    def _work(self, index: int, job: GradeJob, state: _State) -> None:
+        job_file = self.run_dir / "subs" / f"{index:05d}.job.json"
+        err_path = self.run_dir / "subs" / f"{index:05d}.stderr"
+        with open(err_path, "wb") as err:
+            proc = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-E",
+                    "-B",
+                    "-m",
+                    "grader.grade.worker",
+                    str(job_file),
+                    self.options.isolation,
+                ],
+                cwd=self.course.root,
+                env=_worker_env(),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                start_new_session=True,
+            )
+        try:
+            finished = self._read(index, proc, state)
+        finally:
+            if proc.poll() is None:
+                kill_tree(proc.pid)
+            proc.wait()
+            if proc.stdout is not None:
+                proc.stdout.close()
+        if not finished and not state.error:
+            tail = err_path.read_text(encoding="utf-8", errors="replace").strip()
+            last = tail.splitlines()[-1] if tail else ""
+            state.error = (
+                f"the grader's worker for this submission ended unexpectedly "
+                f"(exit status {proc.returncode}){': ' + last if last else ''}"
+            )
+
+    def _read(self, index: int, proc: subprocess.Popen[bytes], state: _State) -> bool:
+        """Read the worker's report lines until it is done; whether it said "done"."""
+        assert proc.stdout is not None
+        deadline = state.started + self.options.seconds
+        sel = selectors.DefaultSelector()
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        buffer = b""
+        try:
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    state.error = (
+                        f"grading this submission took more than {self.options.seconds:g} s "
+                        "and was stopped"
+                    )
+                    return False
+                if not sel.select(timeout=min(left, 1.0)):
+                    continue
+                chunk = os.read(proc.stdout.fileno(), 1 << 20)
+                if not chunk:
+                    return False
+                buffer += chunk
+                if len(buffer) > MAX_LINE:
+                    state.error = "the grader's worker sent a report line that is too long"
+                    return False
+                *lines, buffer = buffer.split(b"\n")
+                for line in lines:
+                    verdict = self._line(index, line, state)
+                    if verdict is not None:
+                        return verdict
+        finally:
+            sel.close()
+
+    def _line(self, index: int, line: bytes, state: _State) -> bool | None:
+        """Take one report line; True when the worker is done, False on a broken line."""
+        try:
+            msg = json.loads(line)
+            if not isinstance(msg, dict):
+                raise WireError("not an object")
+            if msg.get("done") is True:
+                return True
+            if "error" in msg:
+                state.error = f"the grader's worker failed: {str(msg['error'])[:2000]}"
+                return False
+            if "lab" in msg:
+                result = lab_from_wire(msg.get("result"))
+                if result.lab not in self.labs or result.lab != msg["lab"]:
+                    raise WireError(f"a result for {str(msg['lab'])[:40]!r}")
+                _own_fields(result, self.labs[result.lab])
+                with self.lock:
+                    state.results[result.lab] = result
+                self.events.put(index)
+        except (ValueError, WireError) as e:
+            state.error = f"the grader's worker sent a malformed report line ({e})"
+            return False
+        return None
+
+    # -- the batch, in the calling thread ------------------------------------------------
+    def submission(self, state: _State) -> SubmissionResult:
+        """The state as a result: every lab, finished or not (then ERROR, 0 points)."""
+        taken = state.taken
+        labs: list[LabResult] = []
+        for lab_id, lab in self.labs.items():
+            with self.lock:
+                got = state.results.get(lab_id)
+            if got is not None:
+                labs.append(got)
+            else:
+                labs.append(unfinished_lab(lab, self._why(lab_id, state), student_path(lab_id)))
+        result = SubmissionResult(
+            state.name,
+            state.source,
+            labs,
+            state.error if state.done else (state.error or "grading not finished"),
+            state.seconds,
+            done=state.done,
+        )
+        if taken is not None:
+            result.commit = taken.commit
+            result.files = {lab: student_path(lab) for lab in self.labs}
+            result.functions = {lab: function_lines(text) for lab, text in taken.files.items()}
+        return result
+
+    def _why(self, lab_id: str, state: _State) -> Text:
+        taken = state.taken
+        if taken is not None and lab_id in taken.problems:
+            problem = taken.problems[lab_id]
+            return tr(f"没有采用：{problem}", f"not taken: {problem}")
+        if taken is not None and lab_id not in taken.files:
+            where = student_path(lab_id)
+            return tr(f"提交里没有 {where}", f"the submission has no {where}")
+        if not state.done:
+            return tr("还没有评完", "not graded yet")
+        return tr(f"没有评完：{state.error}", f"not graded: {state.error}")
+
+
+def _own_fields(result: LabResult, lab: Lab) -> None:
+    """Take each test's number, points and visibility from this process's own `Lab`, not
+    from the worker's report; the tests must be the lab's, in its order.
+
+    Raises:
+        WireError: the reported tests are not the lab's tests.
+    """
+    if [t.id for t in result.tests] != [s.id for s in lab.tests]:
+        raise WireError(f"the tests reported for {lab.id} are not its tests")
+    for n, (test, spec) in enumerate(zip(result.tests, lab.tests, strict=True), 1):
+        test.number, test.points, test.hidden, test.title = n, spec.points, spec.hidden, spec.title
+    result.title = lab.title
+    result.impl = student_path(lab.id)
+
+
+def grade_batch(
+    paths: Sequence[Path],
+    source: Path,
+    options: GradeOptions,
+    *,
+    on_change: Callable[[BatchResult], None] | None = None,
+    interval: float = 0.25,
+    work_dir: Path | None = None,
+) -> BatchResult:
+    """Grade `paths` against the course at `source`; the final `BatchResult`.
+
+    Args:
+        paths: submissions (folders, git checkouts, zips), reported in this order.
+        source: the instructor's course (the folder that holds ``grader/``).
+        options: labs, parallelism, time limit and isolation backend.
+        on_change: called (in this thread) with the batch so far when it changed, at most
+            every `interval` seconds, and once more with the complete batch at the end.
+        interval: see `on_change`.
+        work_dir: where the run's scratch folder goes (default: the system's temp folder).
+    """
+    run_dir = Path(tempfile.mkdtemp(prefix="minillm-grade-", dir=work_dir))
+    try:
+        course = copy_course(source, run_dir, options.labs)
+        runner = _Runner(course, run_dir, options)
+        names = display_names(paths)
+        states = [_State(n, str(p)) for n, p in zip(names, paths, strict=True)]
+        batch = BatchResult(list(options.labs), total=len(paths))
+        batch.isolated = options.isolation != "none"
+
+        def snapshot() -> BatchResult:
+            batch.submissions = [runner.submission(s) for s in states if s.started]
+            return batch
+
+        with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
+            for i, (path, state) in enumerate(zip(paths, states, strict=True)):
+                pool.submit(runner.grade, i, path, state)
+            dirty, last = False, 0.0
+            while not all(s.done for s in states):
+                try:
+                    runner.events.get(timeout=0.1)
+                    dirty = True
+                except queue.Empty:
+                    pass
+                if dirty and on_change is not None and time.monotonic() - last >= interval:
+                    on_change(snapshot())
+                    dirty, last = False, time.monotonic()
+        batch = snapshot()
+        batch.complete = True
+        if on_change is not None:
+            on_change(batch)
+        return batch
+    finally:
+        shutil.rmtree(run_dir, ignore_errors=True)

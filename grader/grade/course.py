@@ -1,0 +1,62 @@
+"""The pristine course one grading run stands on, copied once at its start.
+
+    <run>/course/     framework/, grader/ and labs/<id>/ without any student.py: what the
+                      graded code may import and what verify.py reads; compiled here once
+                      (nothing is written into it later)
+    <run>/private/    <id>/hidden.py: the hidden checks, read by the grader's side only
+    <run>/subs/NNNN/  one folder per submission: labs/<id>/student.py and nothing else
+
+The copy is taken from the instructor's course before any submission runs, so nothing a
+submission does (to its own files or, without isolation, to the course tree) changes what
+later submissions are graded against, and the isolation backend can mount ``course/``
+read-only and leave ``private/`` and the other submissions out. Caches are never copied:
+a planted ``.pyc`` stamped with its source's time would otherwise run in every worker.
+"""
+
+from __future__ import annotations
+
+import compileall
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.labs import LabInfo
+
+__all__ = ["Course", "copy_course"]
+
+_SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", "student.py", "*.bak")
+
+
+@dataclass(frozen=True)
+class Course:
+    """A pristine course copy: `root` (course/), `private` (hidden checks) and its labs."""
+
+    root: Path
+    private: Path
+    labs: tuple[str, ...]
+
+    def info(self, lab_id: str) -> LabInfo:
+        """The copy's lab folder (its verify.py is the one the run grades with)."""
+        return LabInfo(lab_id, self.root / "labs" / lab_id)
+
+
+def copy_course(source: Path, run_dir: Path, lab_ids: Sequence[str]) -> Course:
+    """Copy the course at `source` into `run_dir` (see the module docstring)."""
+    root = run_dir / "course"
+    private = run_dir / "private"
+    root.mkdir(parents=True)
+    private.mkdir()
+    for package in ("framework", "grader"):
+        shutil.copytree(source / package, root / package, ignore=_SKIP, symlinks=False)
+    for lab_id in lab_ids:
+        shutil.copytree(source / "labs" / lab_id, root / "labs" / lab_id, ignore=_SKIP)
+        hidden = source / "solutions" / lab_id / "hidden.py"
+        if hidden.is_file():
+            (private / lab_id).mkdir()
+            shutil.copyfile(hidden, private / lab_id / "hidden.py")
+    mk = source / "labs" / "lab.mk"
+    if mk.is_file():
+        shutil.copyfile(mk, root / "labs" / "lab.mk")
+    compileall.compile_dir(root, quiet=2, workers=1)
+    return Course(root, private, tuple(lab_ids))

@@ -1,0 +1,70 @@
+"""``python -E -B -m grader.grade.worker JOB.json``: grade one submission, report as JSON lines.
+
+Started by the batch (`grader.grade.batch`) from the pristine course copy, so that this
+process, the sandbox it starts and the framework the student's code imports all come from
+that copy. It writes one JSON object per line to its original stdout, nothing else:
+
+    {"start": {"isolated": false}}
+    {"lab": "lab04", "result": <grader.grade.wire data>}     one per lab, as each ends
+    {"done": true}
+    {"error": "..."}                                          instead, if it cannot go on
+
+Anything else that would print (a stray print in a check) goes to stderr, which the batch
+keeps in a file. The process cannot be debugged by other processes of its user.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Any, TextIO
+
+__all__ = ["main"]
+
+
+def _channel() -> TextIO:
+    """Our stdout as a private stream; fd 1 then points at stderr."""
+    fd = os.dup(1)
+    os.dup2(2, 1)
+    return os.fdopen(fd, "w", encoding="utf-8", buffering=1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    out = _channel()
+
+    def emit(obj: dict[str, Any]) -> None:
+        out.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        out.flush()
+
+    from grader.sandbox.limits import make_undumpable
+
+    make_undumpable()
+    try:
+        from grader.grade.run import GradeJob, backend_for
+        from grader.grade.wire import lab_to_wire
+        from grader.results import LabResult
+
+        job = GradeJob.loads(Path(args[0]).read_text(encoding="utf-8"))
+        backend = backend_for(args[1] if len(args) > 1 else "none")
+        emit({"start": {"isolated": bool(backend.isolated)}})
+
+        def on_result(result: LabResult) -> None:
+            emit({"lab": result.lab, "result": lab_to_wire(result)})
+
+        backend.run(job, on_result)
+    except Exception as e:
+        traceback.print_exc()
+        emit({"error": f"{type(e).__name__}: {e}"})
+        return 1
+    emit({"done": True})
+    return 0
+
+
+if __name__ == "__main__":
+    code = main()
+    sys.stderr.flush()
+    os._exit(code)

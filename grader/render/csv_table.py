@@ -1,0 +1,46 @@
+"""A batch as CSV (``--format csv``): one row per submission, one column per lab, the total.
+
+    submission,lab04,lab07,total,max_score,error
+    alice,15,13,28,28,
+    bob,14,0,14,28,the grader's worker for this submission ran out of time
+
+Cells that a spreadsheet would run as a formula (starting with ``=``, ``+``, ``-``, ``@``,
+tab or CR) get a leading apostrophe: submission names and error texts come from outside.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from grader.grade.result import BatchResult
+from grader.render.common import fmt_points
+
+__all__ = ["render_csv"]
+
+
+def _cell(text: str) -> str:
+    text = text.replace("\r", " ").replace("\n", " ")
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t") else text
+
+
+def render_csv(batch: BatchResult, lang: str) -> str:
+    """The table as CSV text (`lang` is unused: the cells are names and numbers)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["submission", *batch.labs, "total", "max_score", "error"])
+    for sub in batch.submissions:
+        scores = []
+        for lab_id in batch.labs:
+            lab = sub.lab(lab_id)
+            scores.append(fmt_points(lab.score) if lab is not None else "")
+        writer.writerow(
+            [
+                _cell(sub.name),
+                *scores,
+                fmt_points(sub.score),
+                fmt_points(sub.max_score),
+                _cell(sub.error),
+            ]
+        )
+    return out.getvalue()

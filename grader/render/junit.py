@@ -1,0 +1,133 @@
+"""A batch as JUnit XML (``--format junit``), as pytest writes it and CI servers read it.
+
+    <testsuites name="minillm grade" tests= failures= errors= skipped= time=>
+      <testsuite id= package= name="alice.lab04" hostname= timestamp= tests= failures=
+                 errors= skipped= time=>
+        <properties> score, max_score, isolated, error </properties>
+        <testcase classname="alice.lab04" name="[TEST 1] title :: check" time=>
+          <failure type="FAIL" message="...">details</failure>     FAIL and TODO
+          <error type="ERROR" message="...">details</error>         ERROR and TIMEOUT
+          <skipped type="SKIP" message="..."/>                      SKIP
+        </testcase>
+        <system-out/> <system-err/>
+      </testsuite>
+    </testsuites>
+
+One testsuite per submission and lab, one testcase per check (a test that has no check
+lines, because it did not run, is one testcase itself). Every element and attribute that
+the Ant JUnit schema requires is present; a score has no place in JUnit, so each suite
+carries it as properties. Text from student code is made XML-safe (`xml_safe`).
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+import xml.etree.ElementTree as ET
+
+from grader.grade.result import BatchResult, SubmissionResult
+from grader.render.common import check_text, fmt_points, test_label, xml_safe
+from grader.results import LabResult, Status
+
+__all__ = ["render_junit"]
+
+_KIND = {
+    Status.FAIL: "failure",
+    Status.TODO: "failure",
+    Status.ERROR: "error",
+    Status.TIMEOUT: "error",
+    Status.SKIP: "skipped",
+}
+
+
+def _case(
+    suite: ET.Element,
+    classname: str,
+    name: str,
+    seconds: float,
+    status: Status,
+    message: str,
+    details: str,
+) -> None:
+    case = ET.SubElement(
+        suite,
+        "testcase",
+        classname=xml_safe(classname),
+        name=xml_safe(name),
+        time=f"{seconds:.4f}",
+    )
+    kind = _KIND.get(status)
+    if kind is None:
+        return
+    first = message.strip().splitlines()[0] if message.strip() else status.value
+    outcome = ET.SubElement(case, kind, type=status.value, message=xml_safe(first[:500]))
+    if kind != "skipped":
+        outcome.text = xml_safe(details)
+
+
+def _counts(suite: ET.Element) -> dict[str, int]:
+    cases = suite.findall("testcase")
+    return {
+        "tests": len(cases),
+        "failures": sum(1 for c in cases if c.find("failure") is not None),
+        "errors": sum(1 for c in cases if c.find("error") is not None),
+        "skipped": sum(1 for c in cases if c.find("skipped") is not None),
+    }
+
+
+def _suite(
+    root: ET.Element, n: int, sub: SubmissionResult, lab: LabResult, lang: str, stamp: str
+) -> ET.Element:
+    package = sub.name.replace(".", "_")
+    classname = f"{package}.{lab.lab}"
+    suite = ET.SubElement(
+        root,
+        "testsuite",
+        id=str(n),
+        package=xml_safe(package),
+        name=xml_safe(classname),
+        hostname=xml_safe(socket.gethostname() or "localhost"),
+        timestamp=stamp,
+    )
+    props = ET.SubElement(suite, "properties")
+    values = {"score": fmt_points(lab.score), "max_score": fmt_points(lab.max_score)}
+    if sub.error:
+        values["error"] = sub.error
+    for key, value in values.items():
+        ET.SubElement(props, "property", name=key, value=xml_safe(value))
+    for test in lab.tests:
+        label = test_label(test, lang)
+        if not test.checks:
+            reason = test.reason.pick(lang) if test.reason else ""
+            _case(suite, classname, label, test.seconds, test.status, reason, reason)
+            continue
+        share = test.seconds / len(test.checks)
+        for c in test.checks:
+            message = c.message.pick(lang) if c.message else ""
+            details = check_text(c.name, c.status, c.message, c.output, lang)
+            name = f"{label} :: {c.name.pick(lang)}"
+            _case(suite, classname, name, share, c.status, message or c.name.pick(lang), details)
+    for key, count in _counts(suite).items():
+        suite.set(key, str(count))
+    suite.set("time", f"{lab.seconds:.4f}")
+    ET.SubElement(suite, "system-out")
+    ET.SubElement(suite, "system-err")
+    return suite
+
+
+def render_junit(batch: BatchResult, lang: str) -> str:
+    """The XML document as text."""
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(batch.started))
+    root = ET.Element("testsuites", name="minillm grade")
+    n = 0
+    for sub in batch.submissions:
+        for lab in sub.labs:
+            _suite(root, n, sub, lab, lang, stamp)
+            n += 1
+    suites = root.findall("testsuite")
+    for key in ("tests", "failures", "errors", "skipped"):
+        root.set(key, str(sum(int(s.get(key, "0")) for s in suites)))
+    root.set("time", f"{sum(s.seconds for s in batch.submissions):.4f}")
+    ET.indent(root)
+    body = ET.tostring(root, encoding="unicode")
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + body + "\n"

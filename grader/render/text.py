@@ -1,0 +1,70 @@
+"""A batch as plain text (``--format text``, the default).
+
+One submission: its name and score, then each lab's full report (as `minillm verify`
+prints it) followed by the lab's score. Several: one line per submission with its score
+per lab, the total and any error, sorted as given. A run that is not isolated says so on
+the first line.
+"""
+
+from __future__ import annotations
+
+from grader.grade.result import BatchResult, SubmissionResult
+from grader.render.common import fmt_points
+from grader.report import render_plain
+
+__all__ = ["NOT_ISOLATED", "render_text"]
+
+NOT_ISOLATED = {
+    "zh": "注意：这次评测没有隔离（NOT isolated）：学生代码以评测者的身份运行，只有普通沙箱",
+    "en": "NOT isolated: student code ran as the grader's user, in the ordinary sandbox only",
+}
+RULE = "=" * 40
+
+
+def _score(sub: SubmissionResult) -> str:
+    return f"{fmt_points(sub.score)}/{fmt_points(sub.max_score)}"
+
+
+def _one(sub: SubmissionResult, lang: str) -> list[str]:
+    label = "得分" if lang == "zh" else "score"
+    lines = [RULE, f"  {sub.name} — {label} {_score(sub)}", RULE]
+    if sub.error:
+        lines.append(("评测出错: " if lang == "zh" else "grading error: ") + sub.error)
+    lines.append("")
+    for lab in sub.labs:
+        lines.append(render_plain(lab, lang).rstrip("\n"))
+        lines.append(f"{label}: {fmt_points(lab.score)}/{fmt_points(lab.max_score)}")
+        lines.append("")
+    return lines
+
+
+def _table(batch: BatchResult, lang: str) -> list[str]:
+    names = [s.name for s in batch.submissions] or [""]
+    width = max(12, *(len(n) for n in names))
+    head = f"{'submission':<{width}}  " + "  ".join(f"{lab:>6}" for lab in batch.labs)
+    lines = [head + f"  {'total':>9}"]
+    for sub in batch.submissions:
+        cells = []
+        for lab_id in batch.labs:
+            lab = sub.lab(lab_id)
+            cells.append(f"{fmt_points(lab.score) if lab else '-':>6}")
+        row = f"{sub.name:<{width}}  " + "  ".join(cells) + f"  {_score(sub):>9}"
+        lines.append(row + (f"  ! {sub.error}" if sub.error else ""))
+    done = len(batch.submissions)
+    if not batch.complete:
+        lines.append(
+            f"（未完成：{done}/{batch.total}）"
+            if lang == "zh"
+            else f"(partial: {done}/{batch.total})"
+        )
+    return lines
+
+
+def render_text(batch: BatchResult, lang: str) -> str:
+    """The text, newline-terminated."""
+    lines = [] if batch.isolated else [NOT_ISOLATED[lang], ""]
+    if len(batch.submissions) == 1 and batch.total <= 1:
+        lines += _one(batch.submissions[0], lang)
+    else:
+        lines += _table(batch, lang)
+    return "\n".join(lines).rstrip("\n") + "\n"

@@ -1,0 +1,467 @@
+"""`minillm grade` on sample submissions: the exact score of each, in every format.
+
+The samples (built in a temporary folder from `tests/fixtures/submissions/` and the course
+itself) cover what a class hands in: a correct submission, a partly correct one (one that
+only a hidden check catches), the stubs, a syntax error, an infinite loop, one that rewrote
+`verify.py`, the framework and the grader and added a `conftest.py` (on stub code), one that
+prints GitHub workflow commands and fake PASS lines, a zip of the correct one, and zips
+that are refused. Two labs (lab04 and lab07, both with hidden checks) keep this quick.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import io
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from grader.grade.batch import GradeOptions, grade_batch
+from grader.grade.result import BatchResult, SubmissionResult
+from grader.grade.run import IsolationUnavailable, choose_isolation
+from grader.mutants import compose, parse_mutant
+from grader.render.csv_table import render_csv
+from grader.render.github import render_github_log, render_github_summary
+from grader.render.gradescope import VISIBILITIES, gradescope_doc
+from grader.render.json_doc import render_batch_json
+from grader.render.junit import render_junit
+from grader.render.text import render_text
+from grader.results import Status
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures" / "submissions"
+LABS = ("lab04", "lab07")
+MAX = {"lab04": 15, "lab07": 13}  # public tests + hidden tests, 1 point each
+
+
+def solution(lab: str) -> str:
+    return (ROOT / "solutions" / lab / "student.py").read_text(encoding="utf-8")
+
+
+def stub(lab: str) -> str:
+    return (ROOT / "labs" / lab / ".stub.py").read_text(encoding="utf-8")
+
+
+def overridden(lab: str, path: Path) -> str:
+    return compose(solution(lab), parse_mutant(path, require_fails=False))
+
+
+def put(root: Path, files: dict[str, str]) -> Path:
+    for lab, text in files.items():
+        target = root / "labs" / lab / "student.py"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    return root
+
+
+def zipped(folder: Path, target: Path, top: str = "") -> Path:
+    with zipfile.ZipFile(target, "w") as zf:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file():
+                zf.write(path, top + path.relative_to(folder).as_posix())
+    return target
+
+
+def build(base: Path) -> list[Path]:
+    """The sample submissions, in the order of `EXPECTED`."""
+    base.mkdir(parents=True, exist_ok=True)
+    correct = put(base / "correct", {lab: solution(lab) for lab in LABS})
+    partial = put(
+        base / "partial",
+        {
+            "lab04": overridden(
+                "lab04",
+                ROOT / "tests/fixtures/hidden_mutants/lab04/mask_numpy_checks_shape.py",
+            ),
+            "lab07": overridden("lab07", ROOT / "tests/mutants/lab07/eps_inside_sqrt.py"),
+        },
+    )
+    stubs = put(base / "stub", {lab: stub(lab) for lab in LABS})
+    syntax = base / "syntax_error"
+    shutil.copytree(FIXTURES / "syntax_error", syntax)
+    put(syntax, {"lab07": solution("lab07")})
+    loop = put(
+        base / "infinite_loop",
+        {"lab04": overridden("lab04", FIXTURES / "infinite_loop.lab04.py"), "lab07": stub("lab07")},
+    )
+    tamper = base / "tamper"
+    for sample in (FIXTURES / "tamper").rglob("*.sample"):  # kept inert in the repository
+        target = tamper / sample.relative_to(FIXTURES / "tamper").with_suffix("")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(sample, target)
+    assert (tamper / "conftest.py").is_file() and (tamper / "labs/lab04/verify.py").is_file()
+    put(tamper, {lab: stub(lab) for lab in LABS})
+    workflow = put(
+        base / "workflow",
+        {"lab04": overridden("lab04", FIXTURES / "workflow.lab04.py"), "lab07": solution("lab07")},
+    )
+    as_zip = zipped(correct, base / "correct_zip.zip", top="minillm-main/")
+    traversal = base / "traversal.zip"
+    with zipfile.ZipFile(traversal, "w") as zf:
+        zf.writestr("labs/lab04/student.py", solution("lab04"))
+        zf.writestr("../../evil.py", "print('outside')\n")
+    symlink = base / "symlink.zip"
+    with zipfile.ZipFile(symlink, "w") as zf:
+        info = zipfile.ZipInfo("labs/lab04/student.py")
+        info.external_attr = (stat.S_IFLNK | 0o777) << 16
+        zf.writestr(info, "/etc/passwd")
+    return [correct, partial, stubs, syntax, loop, tamper, workflow, as_zip, traversal, symlink]
+
+
+# name: (lab04 score, lab07 score, whether the submission is an error row)
+EXPECTED = {
+    "correct": (15, 13, False),
+    "partial": (14, 12, False),
+    "stub": (0, 0, False),
+    "syntax_error": (0, 13, False),
+    "infinite_loop": (7, 0, False),
+    "tamper": (0, 0, False),
+    "workflow": (4, 13, False),
+    "correct_zip": (15, 13, False),
+    "traversal": (0, 0, True),
+    "symlink": (0, 0, True),
+}
+NAMES = list(EXPECTED)
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> BatchResult:
+    paths = build(tmp_path_factory.mktemp("samples"))
+    seen: list[int] = []
+    batch = grade_batch(
+        paths, ROOT, GradeOptions(LABS, jobs=2), on_change=lambda b: seen.append(len(b.submissions))
+    )
+    assert seen and seen[-1] == len(paths), "on_change reports the batch as it grows"
+    return batch
+
+
+def by_name(batch: BatchResult) -> dict[str, SubmissionResult]:
+    return {s.name: s for s in batch.submissions}
+
+
+def expected_total(name: str) -> int:
+    lab04, lab07, _ = EXPECTED[name]
+    return lab04 + lab07
+
+
+def test_each_sample_gets_its_exact_score(graded: BatchResult) -> None:
+    assert [s.name for s in graded.submissions] == NAMES
+    assert graded.complete and not graded.isolated
+    for sub in graded.submissions:
+        lab04, lab07, is_error = EXPECTED[sub.name]
+        got = {r.lab: r.score for r in sub.labs}
+        assert got == {"lab04": lab04, "lab07": lab07}, sub.name
+        assert {r.lab: r.max_score for r in sub.labs} == MAX, sub.name
+        assert bool(sub.error) == is_error, f"{sub.name}: {sub.error}"
+
+
+def test_what_each_sample_shows(graded: BatchResult) -> None:
+    subs = by_name(graded)
+    partial = subs["partial"].lab("lab04")
+    assert partial is not None
+    assert [t.id for t in partial.tests if t.status is not Status.PASS] == ["mask_no_broadcast"]
+    assert all(t.hidden for t in partial.tests if t.id == "mask_no_broadcast")
+    syntax = subs["syntax_error"].lab("lab04")
+    assert syntax is not None and syntax.import_error is not None
+    loop = subs["infinite_loop"].lab("lab04")
+    assert loop is not None and Status.TIMEOUT in {t.status for t in loop.tests}
+    tamper = subs["tamper"].lab("lab04")
+    assert tamper is not None and {t.status for t in tamper.tests} == {Status.TODO}
+    assert "symbolic link" in subs["symlink"].error
+    assert "outside the zip" in subs["traversal"].error
+    assert subs["correct_zip"].files["lab04"] == "labs/lab04/student.py"
+
+
+def test_text_format(graded: BatchResult) -> None:
+    text = render_text(graded, "en")
+    assert text.splitlines()[0].startswith("NOT isolated")
+    rows = {line.split()[0]: line.split() for line in text.splitlines()[3:] if line.strip()}
+    for name in NAMES:
+        lab04, lab07, _ = EXPECTED[name]
+        assert rows[name][1:4] == [str(lab04), str(lab07), f"{lab04 + lab07}/28"], name
+
+
+def test_json_format(graded: BatchResult) -> None:
+    doc = json.loads(render_batch_json(graded, "en"))
+    assert doc["schema"] == 1 and doc["complete"] is True and doc["isolated"] is False
+    assert doc["labs"] == list(LABS) and doc["max_score"] == 28
+    for sub in doc["submissions"]:
+        lab04, lab07, is_error = EXPECTED[sub["name"]]
+        assert (sub["score"], sub["max_score"], bool(sub["error"])) == (
+            lab04 + lab07,
+            28,
+            is_error,
+        )
+        assert [(lab["lab"], lab["score"], lab["max_score"]) for lab in sub["labs"]] == [
+            ("lab04", lab04, 15),
+            ("lab07", lab07, 13),
+        ]
+        hidden = [t["id"] for lab in sub["labs"] for t in lab["tests"] if t["hidden"]]
+        assert hidden == ["mask_no_broadcast", "scores_k_ndim", "adam_checks_first"]
+
+
+# The Ant JUnit schema (as CI servers read it), plus pytest's <skipped>: required attributes.
+JUNIT_SUITE = {"name", "tests", "failures", "errors", "time", "timestamp", "hostname", "id"}
+JUNIT_CASE = {"name", "classname", "time"}
+
+
+def validate_junit(text: str) -> ET.Element:
+    root = ET.fromstring(text.encode("utf-8"))
+    assert root.tag == "testsuites"
+    for suite in root:
+        assert suite.tag == "testsuite"
+        assert JUNIT_SUITE | {"package", "skipped"} <= set(suite.attrib), suite.attrib
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", suite.get("timestamp", ""))
+        kids = [c.tag for c in suite]
+        assert kids[0] == "properties" and kids[-2:] == ["system-out", "system-err"]
+        assert set(kids[1:-2]) <= {"testcase"}
+        cases = suite.findall("testcase")
+        for case in cases:
+            assert set(case.attrib) >= JUNIT_CASE
+            float(case.get("time", "x"))
+            outcomes = [c for c in case if c.tag in ("failure", "error", "skipped")]
+            assert len(outcomes) <= 1
+            for o in outcomes:
+                assert "type" in o.attrib and "message" in o.attrib
+        for kind, tag in (("failures", "failure"), ("errors", "error"), ("skipped", "skipped")):
+            assert int(suite.get(kind, "-1")) == sum(1 for c in cases if c.find(tag) is not None)
+        assert int(suite.get("tests", "-1")) == len(cases)
+    for key in ("tests", "failures", "errors", "skipped"):
+        assert int(root.get(key, "-1")) == sum(int(s.get(key, "0")) for s in root)
+    return root
+
+
+def test_junit_format(graded: BatchResult) -> None:
+    root = validate_junit(render_junit(graded, "en"))
+    suites = root.findall("testsuite")
+    assert len(suites) == len(NAMES) * len(LABS)
+    scores: dict[str, float] = {}
+    for suite in suites:
+        props = {p.get("name"): p.get("value") for p in suite.iter("property")}
+        name = str(suite.get("package"))
+        scores[name] = scores.get(name, 0) + float(props["score"] or 0)
+    assert scores == {n.replace(".", "_"): expected_total(n) for n in NAMES}
+    correct = by_name(graded)["correct"]
+    checks = sum(max(1, len(t.checks)) for lab in correct.labs for t in lab.tests)
+    cases = [c for s in suites if s.get("package") == "correct" for c in s.iter("testcase")]
+    assert len(cases) == checks, "one testcase per check"
+    assert not any(c.find("failure") is not None for c in cases)
+
+
+def test_junit_is_well_formed_whatever_the_student_printed(graded: BatchResult) -> None:
+    sub = copy.deepcopy(by_name(graded)["workflow"])
+    lab = sub.lab("lab04")
+    assert lab is not None
+    check = next(c for t in lab.tests for c in t.checks if c.output)
+    check.output = "nul \x00 bell \x07 escape \x1b[31m surrogate \ud800 end"
+    one = BatchResult(list(LABS), [sub], total=1)
+    text = render_junit(one, "zh")
+    validate_junit(text)
+    assert "\\x00" in text and "\x00" not in text
+
+
+def test_gradescope_format(graded: BatchResult) -> None:
+    for sub in graded.submissions:
+        doc = gradescope_doc(BatchResult(list(LABS), [sub], total=1), "en")
+        json.dumps(doc)
+        assert doc["score"] == expected_total(sub.name), sub.name
+        assert doc["output"].splitlines()[0].startswith("NOT isolated")
+        tests = doc["tests"]
+        assert sum(t["score"] for t in tests) == doc["score"]
+        assert sum(t["max_score"] for t in tests) == 28
+        for t in tests:
+            assert set(t) == {
+                "name",
+                "number",
+                "score",
+                "max_score",
+                "status",
+                "output",
+                "tags",
+                "visibility",
+            }
+            assert t["status"] in ("passed", "failed") and t["visibility"] in VISIBILITIES
+            assert isinstance(t["name"], str) and isinstance(t["output"], str)
+        hidden = [t["name"] for t in tests if t["visibility"] == "after_published"]
+        assert len(hidden) == 3 and all("(hidden)" in n for n in hidden)
+        assert all(t["visibility"] == "visible" for t in tests if t["name"] not in hidden)
+    with pytest.raises(ValueError, match="one submission"):
+        gradescope_doc(graded, "en")
+
+
+def test_github_format_annotates_and_lets_no_student_command_through(
+    graded: BatchResult,
+) -> None:
+    for sub in graded.submissions:
+        one = BatchResult(list(LABS), [sub], total=1)
+        log = render_github_log(one, "en", token="f00dfeed")
+        lines = log.splitlines()
+        assert lines[0].startswith("::warning title=minillm grade::NOT isolated")
+        start, end = lines.index("::stop-commands::f00dfeed"), lines.index("::f00dfeed::")
+        inside, after = lines[start + 1 : end], lines[end + 1 :]
+        assert not [ln for ln in inside if re.match(r"\s*(::|##\[)", ln)]
+        for ln in after:
+            assert re.match(r"::(error|notice) [a-z]", ln), ln
+        notice = after[-1]
+        assert notice.endswith(f"::score {expected_total(sub.name)}/28"), notice
+        for ln in after[:-1]:
+            if "file=" in ln:
+                assert re.match(r"::error file=labs/lab0[47]/student\.py,line=\d+,title=", ln)
+    workflow = BatchResult(list(LABS), [by_name(graded)["workflow"]], total=1)
+    log = render_github_log(workflow, "en", token="f00dfeed")
+    assert "forged by the student" in log and "every check passed" in log  # shown, defused
+    assert re.search(r"::error file=labs/lab04/student\.py,line=\d+,.*RuntimeError", log)
+    summary = render_github_summary(workflow, "en")
+    assert summary.startswith("> **NOT isolated")
+    assert "## miniLLM — workflow: 17/28" in summary
+    assert "| lab04 Multi-head self-attention | 4/15 | 4/15 |" in summary
+    outside = re.sub(r"(`{3,})text\n.*?\n\1", "", summary, flags=re.DOTALL)
+    assert "every check passed" not in outside and "::" not in outside
+
+
+def test_csv_format(graded: BatchResult) -> None:
+    rows = list(csv.reader(io.StringIO(render_csv(graded, "en"))))
+    assert rows[0] == ["submission", "lab04", "lab07", "total", "max_score", "error"]
+    for row in rows[1:]:
+        lab04, lab07, is_error = EXPECTED[row[0]]
+        assert row[1:5] == [str(lab04), str(lab07), str(lab04 + lab07), "28"], row
+        assert bool(row[5]) == is_error
+    evil = SubmissionResult("=cmd|' /C calc'!A0", "x", error="+oops")
+    table = render_csv(BatchResult(list(LABS), [evil], total=1), "en")
+    assert "\n'=cmd|" in table and ",'+oops" in table
+
+
+def sample(tmp_path: Path, name: str) -> Path:
+    paths = build(tmp_path / "samples")
+    return next(p for p in paths if p.name.removesuffix(".zip") == name)
+
+
+def test_a_hanging_submission_is_an_error_row_and_the_batch_goes_on(tmp_path: Path) -> None:
+    loop, correct = sample(tmp_path, "infinite_loop"), tmp_path / "samples" / "correct"
+    batch = grade_batch([loop, correct], ROOT, GradeOptions(("lab04",), jobs=2, timeout=3))
+    subs = by_name(batch)
+    assert "took more than 3 s" in subs["infinite_loop"].error
+    assert subs["infinite_loop"].score == 0 and subs["infinite_loop"].max_score == 15
+    assert subs["correct"].score == 15 and not subs["correct"].error
+
+
+def test_a_submission_that_kills_its_worker_is_an_error_row(tmp_path: Path) -> None:
+    crash = put(
+        tmp_path / "crash",
+        {
+            "lab04": overridden("lab04", FIXTURES / "crash.lab04.py"),
+            "lab07": solution("lab07"),
+        },
+    )
+    correct = put(tmp_path / "correct", {"lab04": solution("lab04")})
+    batch = grade_batch([crash, correct], ROOT, GradeOptions(LABS, jobs=1))
+    subs = by_name(batch)
+    if batch.isolated:  # the worker is out of the student's reach
+        assert not subs["crash"].error
+    else:
+        assert "ended unexpectedly" in subs["crash"].error
+        assert subs["crash"].score == 0 and subs["crash"].max_score == 28
+    assert subs["correct"].score == 15 and not subs["correct"].error
+
+
+def minillm(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "MINILLM_LANG": "en"}
+    env.pop("GITHUB_STEP_SUMMARY", None)
+    return subprocess.run(
+        [sys.executable, "-m", "grader", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=300,
+    )
+
+
+def test_end_to_end_every_lab_through_the_command(tmp_path: Path) -> None:
+    """The one test that grades every lab: the reference solutions score full marks."""
+    labs = [
+        p.name for p in sorted((ROOT / "labs").glob("lab[0-9][0-9]")) if (p / "verify.py").is_file()
+    ]
+    sub = put(tmp_path / "alice", {lab: solution(lab) for lab in labs})
+    out = tmp_path / "grade.json"
+    try:
+        backend, _ = choose_isolation(True)
+        extra: tuple[str, ...] = ()
+    except IsolationUnavailable:
+        backend, extra = "none", ("--no-isolation",)
+    proc = minillm("grade", str(sub), "--format", "json", "--out", str(out), *extra, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    if backend == "none":  # the first line says so
+        assert proc.stderr.splitlines()[0].startswith("NOT isolated")
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert doc["complete"] and doc["labs"] == labs and doc["isolated"] == (backend != "none")
+    (alice,) = doc["submissions"]
+    assert alice["score"] == alice["max_score"] > 0 and not alice["error"]
+    assert [lab["lab"] for lab in alice["labs"]] == labs
+    assert all(lab["score"] == lab["max_score"] for lab in alice["labs"])
+
+
+def test_the_command_refuses_bad_usage(tmp_path: Path) -> None:
+    proc = minillm("grade", "a", "b", "--format", "gradescope", cwd=tmp_path)
+    assert proc.returncode == 2 and "exactly one submission" in proc.stderr
+    proc = minillm("grade", "a", "--labs", "lab99", cwd=tmp_path)
+    assert proc.returncode == 2 and "unknown lab" in proc.stderr
+
+
+def test_a_killed_run_leaves_what_finished(tmp_path: Path) -> None:
+    paths = build(tmp_path / "samples")
+    first = next(p for p in paths if p.name == "correct")
+    loop = next(p for p in paths if p.name == "infinite_loop")
+    out = tmp_path / "partial.json"
+    env = {**os.environ, "MINILLM_LANG": "en"}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "grader",
+            "grade",
+            str(first),
+            str(loop),
+            "--labs",
+            "lab04",
+            "--jobs",
+            "1",
+            "--format",
+            "json",
+            "--out",
+            str(out),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        start_new_session=True,
+    )
+    doc: dict[str, object] = {}
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.1)
+            if out.exists():
+                doc = json.loads(out.read_text(encoding="utf-8"))
+                subs = doc["submissions"]
+                if isinstance(subs, list) and len(subs) == 2:
+                    break
+    finally:
+        os.killpg(proc.pid, 9)
+        proc.wait()
+    assert doc.get("complete") is False
+    subs = doc["submissions"]
+    assert isinstance(subs, list)
+    assert subs[0]["name"] == "correct" and subs[0]["score"] == 15 and not subs[0]["error"]
+    assert subs[1]["name"] == "infinite_loop" and subs[1]["error"] == "grading not finished"
