@@ -4,7 +4,7 @@
     minillm grade . --format github                      # in a student repository's CI
     minillm grade /autograder/submission --format gradescope \\
         --out /autograder/results/results.json
-    minillm grade submissions/* --jobs 4
+    minillm grade submissions/* --jobs 4 --report class.html
 
 A submission is a folder, a git checkout or a zip; only its ``labs/*/student.py`` files are
 used, everything else comes from a pristine copy of this course (see `grader.grade`).
@@ -56,6 +56,11 @@ def _labs(spec: str | None) -> tuple[str, ...]:
 )
 @click.option("--jobs", "-j", type=click.IntRange(1, 64), default=2, show_default=True)
 @click.option(
+    "--report",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write a class report: one self-contained HTML page.",
+)
+@click.option(
     "--timeout",
     type=click.FloatRange(min=1.0),
     default=None,
@@ -73,6 +78,7 @@ def grade(
     fmt: str,
     out: Path | None,
     jobs: int,
+    report: Path | None,
     timeout: float | None,
     no_isolation: bool,
     lang: Lang | None,
@@ -130,6 +136,10 @@ def grade(
         if step:
             with open(step, "a", encoding="utf-8") as f:
                 f.write(summary)
+    if report is not None:
+        from grader.grade.classreport import render_class_report
+
+        write_atomic(report, render_class_report(batch, chosen))
     if any(s.error for s in batch.submissions):
         sys.exit(3)
     sys.exit(0 if all(s.score == s.max_score for s in batch.submissions) else 1)

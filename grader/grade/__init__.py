@@ -10,7 +10,8 @@
   isolation backend wraps this), and the worker process that hosts it;
 - `result`: what grading produced (`SubmissionResult`, `BatchResult`); `wire`: a lab's
   result between processes;
-- `batch`: many submissions in parallel, result files rewritten as results arrive.
+- `batch`: many submissions in parallel, result files rewritten as results arrive;
+- `classreport`: one self-contained HTML page about a whole class.
 
 The renderers of a batch, one per ``--format``, are in `grader.render`.
 """
