@@ -20,7 +20,7 @@ from typing import Any
 from grader.codec import CodecError
 from grader.sandbox.channel import Child, PipeOutput
 from grader.sandbox.launch import launch, take_prestarted
-from grader.sandbox.limits import SandboxError, file_stamp, kill_group
+from grader.sandbox.limits import SandboxError, file_stamp
 from grader.sandbox.protocol import recv_json, send_json
 
 __all__ = ["ForkBackend"]
@@ -90,7 +90,7 @@ class ForkBackend:
             keep = [(c, st) for c, st in self._spare[path] if path == student_path and st == stamp]
             for child, st in self._spare[path]:
                 if (child, st) not in keep:
-                    kill_group(child.pid)
+                    child.kill()  # its import ran student code: end its whole tree
                     child.release()
             self._spare[path] = keep
         if not self._spare.get(student_path):
@@ -156,7 +156,7 @@ class ForkBackend:
         """
         for spares in self._spare.values():
             for child, _ in spares:
-                kill_group(child.pid)
+                child.kill()
                 child.release()
         self._spare.clear()
         for _, conn, out, _ in self._pending:
