@@ -1,0 +1,9 @@
+"""Mutant: greedy returns the largest logit itself instead of its index."""
+
+# fails: greedy_first_max, greedy_rules, temperature_greedy, top_k_temperature
+
+from framework import Tensor
+
+
+def sample_greedy(logits: Tensor) -> int:
+    return float(_logits(logits).max())

@@ -1,0 +1,17 @@
+"""Mutant: the temperature multiplies the logits instead of dividing them."""
+
+# fails: temperature_greedy, temperature_shape, top_k_temperature
+
+import numpy as np
+
+from framework import Tensor
+
+
+def sample_temperature(logits: Tensor, temperature: float, rng: np.random.Generator) -> int:
+    x = _logits(logits)
+    if temperature <= 0:
+        return sample_greedy(logits)
+    e = np.exp((x - x.max()) * temperature)
+    cdf = np.cumsum(e / e.sum())
+    i = int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right"))
+    return min(i, x.size - 1)

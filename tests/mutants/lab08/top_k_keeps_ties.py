@@ -1,0 +1,15 @@
+"""Mutant: top-k keeps every logit >= the k-th largest, so ties let more than k through."""
+
+# fails: top_k_ties
+
+import numpy as np
+
+from framework import Tensor
+
+
+def sample_top_k(logits: Tensor, k: int, temperature: float, rng: np.random.Generator) -> int:
+    x = _logits(logits)
+    if 0 < k < x.size:
+        kth = np.sort(x)[::-1][k - 1]
+        x[x < kth] = -np.inf
+    return sample_temperature(x, temperature, rng)

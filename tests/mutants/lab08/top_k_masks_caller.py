@@ -1,0 +1,16 @@
+"""Mutant: top-k writes -inf into the caller's logits through the numpy() view."""
+
+# fails: top_k_rules
+
+import numpy as np
+
+from framework import Tensor, as_tensor
+
+
+def sample_top_k(logits: Tensor, k: int, temperature: float, rng: np.random.Generator) -> int:
+    _logits(logits)
+    x = as_tensor(logits, "logits").numpy()
+    if 0 < k < x.size:
+        order = np.argsort(-x, kind="stable")
+        x[order[k:]] = -np.inf
+    return sample_temperature(x, temperature, rng)
