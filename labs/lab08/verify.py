@@ -24,6 +24,18 @@ from grader.dsl import Lab, TestContext, tr
 from grader.views import strided
 
 lab = Lab("lab08", "文本生成", "Text generation")
+SAMPLERS = tuple(
+    f"framework.sampling:{name}"
+    for name in (
+        "sample_greedy", "sample_temperature", "sample_top_k", "sample_top_p", "sample",
+        "probabilities", "draw", "top_k_mask", "top_p_mask", "check_logits",
+    )
+)  # fmt: skip
+for _fn in ("sample_greedy", "sample_temperature", "sample_top_k"):
+    lab.forbid(
+        _fn, *SAMPLERS,
+        why=("这一课就是亲手写出采样器", "this lab is about writing the samplers yourself"),
+    )  # fmt: skip
 
 F32 = np.float32
 SIGMAS = 5.0  # see the module docstring
