@@ -96,13 +96,17 @@ def _output_lines(c: CheckResult, lang: str) -> list[Line]:
     return lines
 
 
-def _check_lines(c: CheckResult, lang: str) -> list[Line]:
+def _check_lines(c: CheckResult, lang: str, shown: set[str] | None = None) -> list[Line]:
+    """One check's lines; a hint already shown in this test (`shown`) is not repeated."""
     lines: list[Line] = [
         [("  ", ""), (f"[{c.status.value}]", _STYLE[c.status]), (" " + c.name.pick(lang), "")]
     ]
     if c.message is not None and c.status is not Status.PASS:
         lines += _message_lines(c.message.pick(lang), "         ", _MAX_MESSAGE_LINES)
-    if c.hints and c.status is not Status.PASS:
+    first = c.hints[0].pick(lang) if c.hints else ""
+    if c.hints and c.status is not Status.PASS and first not in (shown or set()):
+        if shown is not None:
+            shown.add(first)
         label = "提示: " if lang == "zh" else "hint: "
         more = ""
         if len(c.hints) > 1:
@@ -127,8 +131,9 @@ def _test_lines(t: TestResult, lang: str) -> list[Line]:
         status = (f"[{t.status.value}]", _STYLE[t.status])
         return [[*head, ("  ", ""), status, (" " + t.reason.pick(lang), "")]]
     lines = [head]
+    shown: set[str] = set()
     for c in t.checks:
-        lines += _check_lines(c, lang)
+        lines += _check_lines(c, lang, shown)
     return lines
 
 

@@ -128,3 +128,17 @@ def test_an_output_flood_says_how_much_was_left_out() -> None:
     text = render_plain(result, "en")
     assert "92 more lines not shown" in text
     assert "1000000 bytes printed in all" in text
+
+
+def test_a_hint_is_shown_once_per_test() -> None:
+    from grader.i18n import tr
+    from grader.report import render_plain
+    from grader.results import CheckResult, LabResult, Status, TestResult
+
+    same = [tr("提示", "the test's hint")]
+    checks = [CheckResult(tr(n, n), Status.FAIL, None, "", 0, same) for n in ("a", "b")]
+    own = CheckResult(tr("c", "c"), Status.FAIL, None, "", 0, [tr("另一个", "another hint")])
+    test = TestResult("t", 1, tr("t", "t"), Status.FAIL, [*checks, own])
+    text = render_plain(LabResult("lab04", tr("x", "x"), "s.py", 0.0, [test]), "en")
+    assert text.count("hint: the test's hint") == 1
+    assert text.count("hint: another hint") == 1
