@@ -77,6 +77,8 @@ def check_logits(logits: Any, name: str = "logits") -> F64:
         raise TypeError(f"{name} must be a Tensor or a numpy array, not {type(logits).__name__}")
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D vector [V], got shape {arr.shape}")
+    if np.isfinite(arr).all():  # the common case, in one pass
+        return arr
     if np.isnan(arr).any():
         raise ValueError(f"{name} holds NaN at index {int(np.flatnonzero(np.isnan(arr))[0])}")
     if np.isposinf(arr).any():
@@ -296,9 +298,19 @@ def sample(
     """
     x = check_logits(logits)
     rng = _check_rng(rng)
+    temperature, top_k = _real(temperature, "temperature"), _int(top_k, "top_k")
+    top_p = _real(top_p, "top_p")
     if _real(repetition_penalty, "repetition_penalty") != 1.0:
         x = apply_repetition_penalty(x, previous, repetition_penalty)
-    probs = probabilities(x, temperature, _int(top_k, "top_k"), top_p)
-    if _real(temperature, "temperature") <= 0:
-        return int(np.argmax(probs))
-    return draw(probs, rng)
+    if temperature <= 0:
+        return int(np.argmax(x))
+    order = np.argsort(-x, kind="stable")  # (V,) most likely first, ties by index
+    if 0 < top_k < x.size:
+        order = order[:top_k]  # (k,)
+    z = np.exp((x[order] - x[order[0]]) / temperature)  # (k,) unnormalised, descending
+    cdf = np.cumsum(z)  # (k,)
+    if top_p < 1.0:  # the nucleus is a prefix of the sorted ids
+        before = np.concatenate(([0.0], cdf[:-1]))  # (k,) mass ahead of each id
+        cdf = cdf[: max(1, int(np.count_nonzero(before < top_p * cdf[-1])))]
+    i = int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right"))
+    return int(order[min(i, int(np.count_nonzero(z[: cdf.size] > 0)) - 1)])

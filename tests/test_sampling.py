@@ -210,3 +210,11 @@ def test_draw_never_picks_a_zero_probability_id() -> None:
     rng = np.random.default_rng(0)
     probs = np.array([0.0, 0.5, 0.0, 0.5, 0.0])
     assert set(draw(probs, rng) for _ in range(2000)) == {1, 3}
+
+
+@pytest.mark.parametrize(("t", "k", "p"), [(1.0, 3, 0.8), (0.7, 0, 0.5), (1.5, 4, 1.0)])
+def test_sample_draws_from_probabilities(t: float, k: int, p: float) -> None:
+    logits = [0.5, 2.0, 1.0, 2.0, -1.0, 0.0]
+    n = 20000
+    freq = frequencies(lambda r: sample(logits, r, temperature=t, top_k=k, top_p=p), n, 21, 6)
+    assert_proportions(freq, probabilities(logits, t, k, p), n)
