@@ -98,6 +98,16 @@ def storage_of(after: Any, shape: tuple[int, ...]) -> Any:
 @lab.test(
     "tensor_get：C 课程的两个格子，再读 2×3 的每一格",
     "tensor_get: the C course's two cells, then every cell of a 2×3",
+    hint=[
+        (
+            "元素在 data 里的位置是 offset + Σ index[d]·strides[d]。",
+            "An element sits at position offset + Σ index[d]·strides[d] of data.",
+        ),
+        (
+            "[2, 3] 的 (1, 2) 在位置 5：用 t.strides 算，不要用 t.shape。",
+            "Cell (1, 2) of a [2, 3] is at position 5: use t.strides, not t.shape.",
+        ),
+    ],
 )
 def get_2d(t: TestContext) -> None:
     tt = tensor_from(C23)
@@ -119,7 +129,22 @@ def get_2d(t: TestContext) -> None:
     )
 
 
-@lab.test("tensor_get：任意维数（1 维与 3 维）", "tensor_get: any ndim (1-D and 3-D)")
+@lab.test(
+    "tensor_get：任意维数（1 维与 3 维）",
+    "tensor_get: any ndim (1-D and 3-D)",
+    hint=[
+        (
+            "下标的长度就是 t.ndim：对每一维都加上 index[d]·strides[d]，不要只写两维。",
+            "The index has t.ndim entries: add index[d]·strides[d] for every dimension, not "
+            "just two.",
+        ),
+        (
+            "用一个循环遍历所有维度，起点是 t.offset，再用 float(...) 返回那个值。",
+            "Loop over all dimensions starting from t.offset, then return the value as a "
+            "float(...).",
+        ),
+    ],
+)
 def get_ndim(t: TestContext) -> None:
     x1 = np.array([4.0, -3.0, 2.5, 0.0, 7.0], dtype=F32)
     every_cell(t, ("1 维 [5] 的每一格", "every cell of a 1-D [5]"), tensor_from(x1), x1)
@@ -138,6 +163,22 @@ def get_ndim(t: TestContext) -> None:
 @lab.test(
     "tensor_get：转置、置换视图与非零 offset",
     "tensor_get: transposed and permuted views, non-zero offset",
+    hint=[
+        (
+            "视图不复制数据：转置只交换 strides，所以位置必须由 strides 算出。",
+            "A view copies nothing: a transpose only swaps the strides, so compute positions "
+            "from strides.",
+        ),
+        (
+            "从 shape 推出位置（pos·shape[d] + index[d]）只对新建张量正确。",
+            "Deriving the position from the shape (pos·shape[d] + index[d]) is right only for "
+            "new tensors.",
+        ),
+        (
+            "别忘了 t.offset：窗口的 (0, 0) 在 data 的第 6 个位置，不在第 0 个。",
+            "Do not forget t.offset: the window's (0, 0) is at position 6 of data, not 0.",
+        ),
+    ],
 )
 def get_views(t: TestContext) -> None:
     every_cell(
@@ -180,6 +221,22 @@ def get_views(t: TestContext) -> None:
 @lab.test(
     "tensor_get：越界或长度不对的下标 → IndexError",
     "tensor_get: out-of-range or wrong-length index → IndexError",
+    hint=[
+        (
+            "算位置之前先检查下标：长度等于 ndim，每个 index[d] 在 [0, shape[d]) 里。",
+            "Check the index before computing: length equals ndim, each index[d] in [0, shape[d]).",
+        ),
+        (
+            "要对照 shape 检查，而不是对照 data 的大小：窗口外的格子仍在存储里。",
+            "Check against the shape, not the size of data: cells outside a window are still "
+            "in storage.",
+        ),
+        (
+            "负下标不要回绕，长度不对或越界都 raise IndexError。",
+            "Do not wrap negative indices; a wrong length or an out-of-range entry raises "
+            "IndexError.",
+        ),
+    ],
 )
 def get_errors(t: TestContext) -> None:
     tt = tensor_from(C23)
@@ -228,7 +285,18 @@ def get_errors(t: TestContext) -> None:
 
 # -- tensor_set -----------------------------------------------------------------------------
 @lab.test(
-    "tensor_set：C 课程的检查（每格写 7.0）", "tensor_set: the C course's check (7.0 everywhere)"
+    "tensor_set：C 课程的检查（每格写 7.0）",
+    "tensor_set: the C course's check (7.0 everywhere)",
+    hint=[
+        (
+            "tensor_set 原地写进 t.data 的那个位置，并返回 None。",
+            "tensor_set writes into that position of t.data in place and returns None.",
+        ),
+        (
+            "位置的算法与 tensor_get 相同：offset + Σ index[d]·strides[d]。",
+            "The position is the same as in tensor_get: offset + Σ index[d]·strides[d].",
+        ),
+    ],
 )
 def set_c_check(t: TestContext) -> None:
     tt = tensor_from(np.zeros((2, 3), F32))
@@ -254,6 +322,16 @@ def set_c_check(t: TestContext) -> None:
 @lab.test(
     "tensor_set：每格写不同的值，只改目标格",
     "tensor_set: a different value per cell, only the target cell changes",
+    hint=[
+        (
+            "每个值都应落在自己的格子：写入位置必须与 tensor_get 读取的位置相同。",
+            "Each value must land in its own cell: write at the same position tensor_get reads.",
+        ),
+        (
+            "只改一个元素：不要填满整行，也不要先把张量复制一份再写。",
+            "Change one element only: do not fill a row, and do not write into a copy.",
+        ),
+    ],
 )
 def set_distinct(t: TestContext) -> None:
     tt = tensor_from(np.zeros((3, 4), F32))
@@ -297,7 +375,19 @@ def set_distinct(t: TestContext) -> None:
 
 
 @lab.test(
-    "tensor_set：通过视图写进共享的存储", "tensor_set: writing through a view into shared storage"
+    "tensor_set：通过视图写进共享的存储",
+    "tensor_set: writing through a view into shared storage",
+    hint=[
+        (
+            "写进视图就是写进共享的存储：要写 t.data 本身，而不是副本。",
+            "Writing through a view writes the shared storage: change t.data itself, not a copy.",
+        ),
+        (
+            "用 strides 和 offset 算位置，这样 .T、permute 与窗口都会写到对的格子。",
+            "Compute the position from strides and offset, so .T, permute and windows hit the "
+            "right cell.",
+        ),
+    ],
 )
 def set_views(t: TestContext) -> None:
     base = distinct((3, 4))
@@ -344,6 +434,16 @@ def set_views(t: TestContext) -> None:
 @lab.test(
     "tensor_set：越界或长度不对 → IndexError，且什么都不写",
     "tensor_set: bad index → IndexError, and nothing is written",
+    hint=[
+        (
+            "与 tensor_get 一样检查下标，错了就 raise IndexError。",
+            "Check the index as tensor_get does, and raise IndexError when it is wrong.",
+        ),
+        (
+            "先检查再写入：被拒绝的调用不能改动任何一格。",
+            "Check first, then write: a rejected call must not change any cell.",
+        ),
+    ],
 )
 def set_errors(t: TestContext) -> None:
     cases = [
@@ -376,7 +476,21 @@ def set_errors(t: TestContext) -> None:
 
 
 # -- softmax_stable -------------------------------------------------------------------------
-@lab.test("softmax_stable：C 课程的检查", "softmax_stable: the C course's checks")
+@lab.test(
+    "softmax_stable：C 课程的检查",
+    "softmax_stable: the C course's checks",
+    hint=[
+        (
+            "softmax(x)_i = exp(x_i) / Σ_j exp(x_j)：结果之和为 1，且随 x 递增。",
+            "softmax(x)_i = exp(x_i) / Σ_j exp(x_j): it sums to 1 and grows with x.",
+        ),
+        (
+            "float32 的 exp 在 89 左右溢出：先减去最大值，exp(x - max(x)) 不会溢出。",
+            "float32 exp overflows near 89: subtract the max first, exp(x - max(x)) cannot "
+            "overflow.",
+        ),
+    ],
+)
 def softmax_c_checks(t: TestContext) -> None:
     out = t.call("softmax_stable", tensor_from(np.array([1, 2, 3], F32))).value
     arr = to_array(out)
@@ -407,7 +521,26 @@ def softmax_c_checks(t: TestContext) -> None:
     )
 
 
-@lab.test("softmax_stable：数值正确，输入不变", "softmax_stable: correct values, input unchanged")
+@lab.test(
+    "softmax_stable：数值正确，输入不变",
+    "softmax_stable: correct values, input unchanged",
+    hint=[
+        (
+            "先用 as_tensor 拿到输入，再在它的 float 副本上计算（np.exp、.max()、.sum()）。",
+            "Get the input with as_tensor, then compute on a float copy of it (np.exp, "
+            ".max(), .sum()).",
+        ),
+        (
+            "不要原地改写输入：返回一个新的 Tensor，例如用 tensor_from。",
+            "Do not overwrite the input: return a new Tensor, for example with tensor_from.",
+        ),
+        (
+            "对带步长的视图，用 .numpy() 得到按 strides 排好的数组，不要直接读 .data。",
+            "For a strided view, use .numpy() to get the array laid out by strides, not .data "
+            "directly.",
+        ),
+    ],
+)
 def softmax_values(t: TestContext) -> None:
     x = np.array([1, 2, 3], dtype=F32)
     call = t.call("softmax_stable", tensor_from(x))
@@ -459,7 +592,21 @@ def softmax_values(t: TestContext) -> None:
     )
 
 
-@lab.test("softmax_stable：±1e4 的输入也不出 NaN", "softmax_stable: inputs of ±1e4 give no NaN")
+@lab.test(
+    "softmax_stable：±1e4 的输入也不出 NaN",
+    "softmax_stable: inputs of ±1e4 give no NaN",
+    hint=[
+        (
+            "±1e4 时 exp 会上溢成 inf 或下溢成 0，0/0 就是 NaN。",
+            "At ±1e4, exp overflows to inf or underflows to 0, and 0/0 is NaN.",
+        ),
+        (
+            "减去的必须是最大值（不是均值或第一个元素）：这样最大项是 exp(0) = 1，分母 ≥ 1。",
+            "Subtract the max (not the mean or the first entry): the top term is exp(0) = 1, "
+            "so Σ ≥ 1.",
+        ),
+    ],
+)
 def softmax_extreme(t: TestContext) -> None:
     x = np.array([1e4, 0, -1e4], dtype=F32)
     out = t.call("softmax_stable", tensor_from(x)).value
@@ -480,7 +627,20 @@ def softmax_extreme(t: TestContext) -> None:
     )
 
 
-@lab.test("softmax_stable：拒绝空输入和 2 维输入", "softmax_stable: rejects empty and 2-D input")
+@lab.test(
+    "softmax_stable：拒绝空输入和 2 维输入",
+    "softmax_stable: rejects empty and 2-D input",
+    hint=[
+        (
+            "计算前先检查：输入必须是 1 维且非空。",
+            "Check before computing: the input must be 1-D and non-empty.",
+        ),
+        (
+            "用 t.ndim 和 t.size 检查，不符合就 raise ValueError 并说出形状；[1, 3] 也是 2 维。",
+            "Check t.ndim and t.size and raise ValueError naming the shape; a [1, 3] is 2-D too.",
+        ),
+    ],
+)
 def softmax_errors(t: TestContext) -> None:
     t.raises(
         ("空输入 [0] → ValueError", "empty input [0] → ValueError"),
@@ -502,7 +662,21 @@ def softmax_errors(t: TestContext) -> None:
     )
 
 
-@lab.test("numpy 数组和 Tensor 一样能用", "numpy arrays work as well as Tensors")
+@lab.test(
+    "numpy 数组和 Tensor 一样能用",
+    "numpy arrays work as well as Tensors",
+    hint=[
+        (
+            '参数也可能是 numpy 数组：先用 as_tensor(x, "name") 把它变成 Tensor。',
+            "The argument may be a numpy array: turn it into a Tensor with as_tensor(x, "
+            '"name") first.',
+        ),
+        (
+            "只在 as_tensor 之后读取 Tensor 的字段，这样 ndarray 也能用。",
+            "Read Tensor fields only after as_tensor, so an ndarray works as well.",
+        ),
+    ],
+)
 def accepts_arrays(t: TestContext) -> None:
     x = np.array([[0, 1, 2], [10, 11, 12]], dtype=F32)
     name = ("tensor_get 接受 ndarray：(1, 2) → 12", "tensor_get accepts an ndarray: (1, 2) → 12")
