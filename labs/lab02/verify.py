@@ -104,7 +104,20 @@ def check_roundtrip(t: TestContext, tok: Any, text: str, label: str) -> None:
     )
 
 
-@lab.test("encode_byte：已知字节", "encode_byte: known bytes")
+@lab.test(
+    "encode_byte：已知字节",
+    "encode_byte: known bytes",
+    hint=[
+        (
+            "id 0–3 留给 4 个特殊 token，所以字节 b 的 id 是 b + 4。",
+            "Ids 0–3 belong to the 4 special tokens, so byte b gets id b + 4.",
+        ),
+        (
+            "返回 b + NUM_SPECIAL，一个 int，不要返回 float 或字符串。",
+            "Return b + NUM_SPECIAL as an int, not a float or a string.",
+        ),
+    ],
+)
 def encode_known(t: TestContext) -> None:
     tok = t.build(TOKENIZER)
     for b, name in ((72, "'H' (72)"), (105, "'i' (105)"), (0, "NUL (0)"), (255, "0xff (255)")):
@@ -112,7 +125,20 @@ def encode_known(t: TestContext) -> None:
         t.equal((f"{name} → {b + 4}", f"{name} → {b + 4}"), got, b + 4)
 
 
-@lab.test("encode_byte：全部 256 个字节值", "encode_byte: all 256 byte values")
+@lab.test(
+    "encode_byte：全部 256 个字节值",
+    "encode_byte: all 256 byte values",
+    hint=[
+        (
+            "0 到 255 每个字节都要映射，包括 0 和 255 这两端。",
+            "Every byte from 0 to 255 maps, the ends 0 and 255 included.",
+        ),
+        (
+            "范围检查写成 0 <= b <= 255：差一就会拒绝或错映射某个字节。",
+            "Write the range check as 0 <= b <= 255: an off-by-one rejects or mis-maps a byte.",
+        ),
+    ],
+)
 def encode_all_bytes(t: TestContext) -> None:
     tok = t.build(TOKENIZER)
     got = [c.value for c in t.map("encode_byte", [(tok, b) for b in range(256)])]
@@ -124,7 +150,21 @@ def encode_all_bytes(t: TestContext) -> None:
     )
 
 
-@lab.test("encode_byte：拒绝越界与非整数", "encode_byte: rejects out-of-range and non-int")
+@lab.test(
+    "encode_byte：拒绝越界与非整数",
+    "encode_byte: rejects out-of-range and non-int",
+    hint=[
+        (
+            "先检查类型，再检查范围：非 int 是 TypeError，越界是 ValueError。",
+            "Check the type first, then the range: a non-int is TypeError, out of range is "
+            "ValueError.",
+        ),
+        (
+            "用 isinstance(b, int) 检查类型，65.0 和 'A' 都不是 int。",
+            "Use isinstance(b, int) for the type: neither 65.0 nor 'A' is an int.",
+        ),
+    ],
+)
 def encode_errors(t: TestContext) -> None:
     tok = t.build(TOKENIZER)
     t.raises(("b = -1 → ValueError", "b = -1 → ValueError"), ValueError, "encode_byte", tok, -1)
@@ -145,7 +185,20 @@ def encode_errors(t: TestContext) -> None:
     )
 
 
-@lab.test("decode_id：已知 id，NUL 不是特殊 token", "decode_id: known ids; NUL is not a special")
+@lab.test(
+    "decode_id：已知 id，NUL 不是特殊 token",
+    "decode_id: known ids; NUL is not a special",
+    hint=[
+        (
+            "decode_id 是 encode_byte 的逆运算：普通 id 返回 id − 4。",
+            "decode_id inverts encode_byte: an ordinary id gives id − 4.",
+        ),
+        (
+            "id 4 是字节 0（NUL），它是普通字节，不是特殊 token。",
+            "Id 4 is byte 0 (NUL): an ordinary byte, not a special token.",
+        ),
+    ],
+)
 def decode_known(t: TestContext) -> None:
     tok = t.build(TOKENIZER)
     for i, b, name in ((76, 72, "'H'"), (109, 105, "'i'"), (4, 0, "NUL"), (259, 255, "0xff")):
@@ -153,7 +206,20 @@ def decode_known(t: TestContext) -> None:
         t.equal((f"{i} → {b}（{name}）", f"{i} → {b} ({name})"), got, b)
 
 
-@lab.test("decode_id：全部 260 个 id", "decode_id: all 260 ids")
+@lab.test(
+    "decode_id：全部 260 个 id",
+    "decode_id: all 260 ids",
+    hint=[
+        (
+            "id 0–3 是特殊 token，没有字节，返回 None（不是 0）。",
+            "Ids 0–3 are special tokens with no byte: return None (not 0).",
+        ),
+        (
+            "先判断 token_id < NUM_SPECIAL，否则返回 token_id - NUM_SPECIAL。",
+            "Test token_id < NUM_SPECIAL first, otherwise return token_id - NUM_SPECIAL.",
+        ),
+    ],
+)
 def decode_all_ids(t: TestContext) -> None:
     tok = t.build(TOKENIZER)
     got = [c.value for c in t.map("decode_id", [(tok, i) for i in range(REF.vocab_size)])]
@@ -170,7 +236,21 @@ def decode_all_ids(t: TestContext) -> None:
     )
 
 
-@lab.test("decode_id：拒绝越界 id", "decode_id: rejects out-of-range ids")
+@lab.test(
+    "decode_id：拒绝越界 id",
+    "decode_id: rejects out-of-range ids",
+    hint=[
+        (
+            "合法的 id 满足 0 <= token_id < tok.vocab_size，其余都 raise ValueError。",
+            "A valid id has 0 <= token_id < tok.vocab_size; raise ValueError for any other.",
+        ),
+        (
+            "260 等于 vocab_size，已经越界：上界用 <，不是 <=。",
+            "260 equals vocab_size and is already out of range: use <, not <=, for the upper "
+            "bound.",
+        ),
+    ],
+)
 def decode_errors(t: TestContext) -> None:
     tok = t.build(TOKENIZER)
     t.raises(("id = -1 → ValueError", "id = -1 → ValueError"), ValueError, "decode_id", tok, -1)
@@ -183,7 +263,25 @@ def decode_errors(t: TestContext) -> None:
     )
 
 
-@lab.test("roundtrip：ASCII 文本", "roundtrip: ASCII text")
+@lab.test(
+    "roundtrip：ASCII 文本",
+    "roundtrip: ASCII text",
+    hint=[
+        (
+            "返回一个二元组 (ids, text)：ids 是 int 列表，text 是 str。",
+            "Return a pair (ids, text): ids a list of ints, text a str.",
+        ),
+        (
+            '编码时对 text.encode("utf-8") 的每个字节调用 encode_byte。',
+            'To encode, call encode_byte on every byte of text.encode("utf-8").',
+        ),
+        (
+            '解码时对每个 id 调用 decode_id，收集字节，再用 bytes(...).decode("utf-8") 还原。',
+            "To decode, call decode_id on every id, collect the bytes, then "
+            'bytes(...).decode("utf-8").',
+        ),
+    ],
+)
 def roundtrip_ascii(t: TestContext) -> None:
     tok = t.build(TOKENIZER)
     value = t.call("roundtrip", tok, "Hello").value
@@ -204,7 +302,24 @@ def roundtrip_ascii(t: TestContext) -> None:
     t.equal(("'Hello' 解码后还是 'Hello'", "'Hello' decodes back to 'Hello'"), back, "Hello")
 
 
-@lab.test("roundtrip：中文与 emoji", "roundtrip: Chinese and emoji")
+@lab.test(
+    "roundtrip：中文与 emoji",
+    "roundtrip: Chinese and emoji",
+    hint=[
+        (
+            "编码的是 UTF-8 字节而不是字符：'你好，世界' 有 5 个字符，却有 15 个 id。",
+            "Encode UTF-8 bytes, not characters: 5 Chinese characters give 15 ids.",
+        ),
+        (
+            'ord(ch) 对中文会超过 255：要遍历 text.encode("utf-8")。',
+            'ord(ch) exceeds 255 for Chinese: iterate over text.encode("utf-8") instead.',
+        ),
+        (
+            "一个汉字的 3 个字节要一起解码：先把所有字节拼成 bytes，最后只 decode 一次。",
+            "A character's 3 bytes decode together: gather all the bytes first, then decode once.",
+        ),
+    ],
+)
 def roundtrip_unicode(t: TestContext) -> None:
     tok = t.build(TOKENIZER)
     check_roundtrip(t, tok, "你好，世界", "'你好，世界'")
@@ -212,7 +327,21 @@ def roundtrip_unicode(t: TestContext) -> None:
     check_roundtrip(t, tok, "GPT 说：hi 👋", "'GPT 说：hi 👋'")
 
 
-@lab.test("roundtrip：空串与 NUL 字节", "roundtrip: empty text and the NUL byte")
+@lab.test(
+    "roundtrip：空串与 NUL 字节",
+    "roundtrip: empty text and the NUL byte",
+    hint=[
+        (
+            "空串应得到 ([], '')：不要为空输入特殊处理成别的值。",
+            "The empty text gives ([], ''): do not turn an empty input into anything else.",
+        ),
+        (
+            "NUL 字节 0 的 id 是 4：解码时只跳过 decode_id 返回 None 的 id，不要跳过 0。",
+            "NUL (byte 0) has id 4: when decoding skip only ids whose decode_id is None, "
+            "never byte 0.",
+        ),
+    ],
+)
 def roundtrip_edge(t: TestContext) -> None:
     tok = t.build(TOKENIZER)
     value = t.call("roundtrip", tok, "").value
@@ -229,6 +358,17 @@ def roundtrip_edge(t: TestContext) -> None:
     "roundtrip 只用你自己的函数",
     "roundtrip uses only your own functions",
     requires=[roundtrip_ascii, roundtrip_unicode, roundtrip_edge],
+    hint=[
+        (
+            "roundtrip 里不要用 tok.encode、tok.decode 或 tok.token_bytes。",
+            "Do not use tok.encode, tok.decode or tok.token_bytes inside roundtrip.",
+        ),
+        (
+            "文本必须由 decode_id 得到的字节还原：每个字节调用一次 encode_byte 和 decode_id。",
+            "The text must be rebuilt from decode_id's bytes: call encode_byte and decode_id "
+            "per byte.",
+        ),
+    ],
 )
 def roundtrip_own(t: TestContext) -> None:
     # Framework calls are trapped in every roundtrip call (lab.forbid above); here the text
@@ -254,7 +394,21 @@ def roundtrip_own(t: TestContext) -> None:
 
 
 @lab.test(
-    "roundtrip：随机文本", "roundtrip: random texts", requires=[encode_all_bytes, decode_all_ids]
+    "roundtrip：随机文本",
+    "roundtrip: random texts",
+    requires=[encode_all_bytes, decode_all_ids],
+    hint=[
+        (
+            "随机文本包含控制字符、拉丁字母、汉字和 emoji：每种都是 1 到 4 个 UTF-8 字节。",
+            "The random texts mix control characters, Latin, Chinese and emoji: 1 to 4 UTF-8 "
+            "bytes each.",
+        ),
+        (
+            "先让前面的单项测试全部通过，这里的错误通常是同一个原因。",
+            "Make the earlier single-case tests pass first: a failure here usually has the "
+            "same cause.",
+        ),
+    ],
 )
 def roundtrip_random(t: TestContext) -> None:
     rng = t.rng(2002)
