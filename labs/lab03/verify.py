@@ -101,7 +101,20 @@ def pe_value(t: TestContext, pos: int, dim: int, hidden_dim: int) -> Any:
     return t.call("pe_sinusoidal", pos, dim, hidden_dim).value
 
 
-@lab.test("pe_sinusoidal：位置 0 与位置 1", "pe_sinusoidal: positions 0 and 1")
+@lab.test(
+    "pe_sinusoidal：位置 0 与位置 1",
+    "pe_sinusoidal: positions 0 and 1",
+    hint=[
+        (
+            "位置 0 的角度是 0：偶数维是 sin(0) = 0，奇数维是 cos(0) = 1。",
+            "At position 0 the angle is 0: even dims give sin(0) = 0, odd dims cos(0) = 1.",
+        ),
+        (
+            "角度是 pos / 10000^(2i/H)，偶数维 dim = 2i 用 sin，奇数维 dim = 2i + 1 用 cos。",
+            "The angle is pos / 10000^(2i/H); even dim = 2i takes sin, odd dim = 2i + 1 takes cos.",
+        ),
+    ],
+)
 def pe_position_zero(t: TestContext) -> None:
     row = [c.value for c in t.map("pe_sinusoidal", [(0, d, 64) for d in range(64)])]
     t.allclose(
@@ -130,6 +143,22 @@ def pe_position_zero(t: TestContext) -> None:
 @lab.test(
     "pe_sinusoidal：高维的频率、大位置、奇数 H",
     "pe_sinusoidal: frequencies of high dims, large positions, odd H",
+    hint=[
+        (
+            "维 2i 与 2i + 1 共用同一个频率：指数里用 i = dim // 2，而不是 dim。",
+            "Dims 2i and 2i + 1 share one frequency: use i = dim // 2 in the exponent, not dim.",
+        ),
+        (
+            "指数是 2i / H（不是 i / H），底数是 10000，并且是 pos 除以它，不是乘以它。",
+            "The exponent is 2i / H (not i / H), the base 10000, and pos is divided by it, "
+            "not multiplied.",
+        ),
+        (
+            "用 math.sin、math.cos 和 float 除法在 float64 里算；H 为奇数时公式不变。",
+            "Compute in float64 with math.sin, math.cos and float division; an odd H changes "
+            "nothing.",
+        ),
+    ],
 )
 def pe_frequencies(t: TestContext) -> None:
     probes = [
@@ -190,6 +219,21 @@ def pe_frequencies(t: TestContext) -> None:
     "embedding_forward：词向量行 + 该位置的 PE",
     "embedding_forward: token row + PE of its position",
     requires=[pe_position_zero, pe_frequencies],
+    hint=[
+        (
+            "输出第 pos 行是 token_embedding 的第 ids[pos] 行加上位置 pos 的 PE。",
+            "Row pos of the output is row ids[pos] of token_embedding plus the PE of position pos.",
+        ),
+        (
+            "PE 按位置 0, 1, 2, … 取，而不是按 id 取；输出形状是 [len(ids), H]。",
+            "Take the PE by position 0, 1, 2, …, not by id; the output shape is [len(ids), H].",
+        ),
+        (
+            "别原地加到词表上：先复制查到的行（例如用 numpy 的花式索引），再加 PE。",
+            "Do not add into the table: copy the rows you look up (numpy fancy indexing "
+            "does), then add.",
+        ),
+    ],
 )
 def forward_values(t: TestContext) -> None:
     table = random_table(t, 3003, (50, 8), 0.5)
@@ -229,6 +273,16 @@ def forward_values(t: TestContext) -> None:
     "embedding_forward：位置与 token 都能区分",
     "embedding_forward: positions and tokens both tell apart",
     requires=[pe_position_zero, pe_frequencies],
+    hint=[
+        (
+            "同一个 token 在不同位置应得到不同的行：两行之差只来自 PE。",
+            "The same token at different positions must give different rows: only the PE differs.",
+        ),
+        (
+            "每个位置只加自己的 PE 一次，并且查的是 ids[pos] 那一行。",
+            "Add each position's own PE exactly once, to the row of ids[pos].",
+        ),
+    ],
 )
 def forward_distinguishes(t: TestContext) -> None:
     # the course's sizes (V 260, H 64, max_seq_len 128); 'H' is byte 72 → id 76, 'i' → 109
@@ -266,6 +320,17 @@ def forward_distinguishes(t: TestContext) -> None:
     "embedding_forward：自己算 PE，不读 emb.position_embedding",
     "embedding_forward: computes PE itself, not from emb.position_embedding",
     requires=[pe_position_zero, pe_frequencies],
+    hint=[
+        (
+            "PE 要用你自己的 pe_sinusoidal 算，不要读 emb.position_embedding。",
+            "Compute the PE with your own pe_sinusoidal, not from emb.position_embedding.",
+        ),
+        (
+            "对每个位置 pos 和每一维 d 调用 pe_sinusoidal(pos, d, H)，组成 [S, H] 的表。",
+            "Call pe_sinusoidal(pos, d, H) for every position pos and dim d to build an [S, "
+            "H] table.",
+        ),
+    ],
 )
 def forward_own_pe(t: TestContext) -> None:
     table = random_table(t, 3033, (50, 8), 0.5)
@@ -286,6 +351,20 @@ def forward_own_pe(t: TestContext) -> None:
 @lab.test(
     "embedding_forward：拒绝越界的 id 和过长的序列",
     "embedding_forward: rejects out-of-range ids and too-long sequences",
+    hint=[
+        (
+            "先检查输入：每个 id 在 [0, vocab_size) 里，序列长度不超过 max_seq_len。",
+            "Check the input first: each id in [0, vocab_size), length at most max_seq_len.",
+        ),
+        (
+            "负 id 在 numpy 里会悄悄取最后一行，所以必须自己 raise ValueError。",
+            "A negative id quietly takes the last row in numpy, so raise ValueError yourself.",
+        ),
+        (
+            "长度等于 max_seq_len 是允许的：用 len(ids) > max_seq_len 判断过长。",
+            "A length equal to max_seq_len is allowed: too long means len(ids) > max_seq_len.",
+        ),
+    ],
 )
 def forward_errors(t: TestContext) -> None:
     table = random_table(t, 3004, (50, 8), 0.5)
@@ -331,7 +410,25 @@ def forward_errors(t: TestContext) -> None:
         )
 
 
-@lab.test("embedding_backward：重复的 id 梯度累加", "embedding_backward: repeated ids accumulate")
+@lab.test(
+    "embedding_backward：重复的 id 梯度累加",
+    "embedding_backward: repeated ids accumulate",
+    hint=[
+        (
+            "梯度形状与词表相同 [V, H]：从全零开始，把 grad_out 的第 pos 行加到第 ids[pos] 行。",
+            "The gradient has the table's shape [V, H]: start from zeros, add row pos of "
+            "grad_out into row ids[pos].",
+        ),
+        (
+            "重复的 id 要累加：grad[ids] += grad_out 只会保留最后一次，用 np.add.at。",
+            "Repeated ids add up: grad[ids] += grad_out keeps only the last one, use np.add.at.",
+        ),
+        (
+            "用 as_tensor(grad_out).numpy() 读取 grad_out，这样非连续视图也正确。",
+            "Read grad_out through as_tensor(grad_out).numpy() so a non-contiguous view works too.",
+        ),
+    ],
+)
 def backward_repeated(t: TestContext) -> None:
     table = (np.arange(400, dtype=F32) / 400).reshape(50, 8)  # the values play no part
     emb = sandbox_embedding(t, table, 16)
@@ -395,6 +492,17 @@ def backward_repeated(t: TestContext) -> None:
     "embedding_backward：与有限差分一致",
     "embedding_backward: agrees with finite differences",
     requires=[forward_values],
+    hint=[
+        (
+            "embedding_forward 对词表是线性的：每一行的梯度就是用到它的那些 grad_out 行之和。",
+            "embedding_forward is linear in the table: a row's gradient sums the grad_out "
+            "rows using it.",
+        ),
+        (
+            "PE 不依赖词表，所以对梯度没有贡献：不要把 PE 加进梯度。",
+            "The PE does not depend on the table, so it adds nothing to the gradient.",
+        ),
+    ],
 )
 def backward_gradcheck(t: TestContext) -> None:
     rng = t.rng(3007)
@@ -431,7 +539,20 @@ def backward_gradcheck(t: TestContext) -> None:
     )
 
 
-@lab.test("numpy 数组和 Tensor 一样能用", "numpy arrays work as well as Tensors")
+@lab.test(
+    "numpy 数组和 Tensor 一样能用",
+    "numpy arrays work as well as Tensors",
+    hint=[
+        (
+            "grad_out 也可能是 ndarray，ids 也可能是 numpy 整数数组。",
+            "grad_out may be an ndarray, and ids a numpy int array.",
+        ),
+        (
+            "先用 as_tensor 转换 grad_out，把 ids 转成 int 列表或数组再检查范围。",
+            "Convert grad_out with as_tensor, and turn ids into ints before checking their range.",
+        ),
+    ],
+)
 def accepts_arrays(t: TestContext) -> None:
     table = (np.arange(40, dtype=F32) / 40).reshape(10, 4)
     emb = sandbox_embedding(t, table, 8)
