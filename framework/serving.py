@@ -42,7 +42,7 @@ import numpy as np
 
 from framework.bpe_tokenizer import BPETokenizer
 from framework.chat import CHAT_TAGS, Conversation
-from framework.generate import GenerateConfig, generate
+from framework.generate import GenerateConfig, GenerateResult, generate
 from framework.model import GPTModel, model_load
 from framework.tokenizer import ByteTokenizer, Tokenizer
 
@@ -192,9 +192,32 @@ class ChatEngine:
             if (out := trim.feed(text)) and on_text is not None:
                 on_text(out)
 
-        result = generate(self.model, self.tokenizer, ids, config, rng, on_text=piece)
+        result = self.complete(ids, config, rng, piece)
         finish = "length" if result.stop_reason == "length" else "stop"
         return Reply(trim.text, len(ids), len(result.token_ids), finish)
+
+    def complete(
+        self,
+        prompt_ids: list[int],
+        config: GenerateConfig,
+        rng: np.random.Generator,
+        on_text: Callable[[str], object],
+    ) -> GenerateResult:
+        """The generation step of `reply`: continue `prompt_ids` with the model.
+
+        A hook: a subclass may generate differently (`minillm chat --mine` runs the
+        student's own sampler, KV cache and layers here); the default is `generate`.
+
+        Args:
+            prompt_ids: the prompt, BOS included.
+            config: sampling settings, limits and stop conditions.
+            rng: the generator to sample with.
+            on_text: called with each finished piece of new text.
+
+        Returns:
+            What `framework.generate.generate` returns.
+        """
+        return generate(self.model, self.tokenizer, prompt_ids, config, rng, on_text=on_text)
 
 
 class Busy(Exception):

@@ -22,6 +22,7 @@ import click
 from grader.commands.chat import chat
 from grader.commands.eval import eval_command
 from grader.commands.generate import generate
+from grader.commands.mine import mine
 from grader.commands.serve import serve
 from grader.commands.train import train
 from grader.i18n import LANGS, default_lang
@@ -146,6 +147,7 @@ cli.add_command(serve)
 cli.add_command(chat)
 cli.add_command(train)
 cli.add_command(eval_command)
+cli.add_command(mine)
 
 
 def main() -> None:

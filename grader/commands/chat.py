@@ -10,7 +10,8 @@ reply that is being written. The conversation is kept and trimmed from its oldes
 to fit the model's context (`framework.serving.ChatEngine`).
 
 Without MODEL the course's shipped model is used; a missing or malformed model file is
-refused with a message that says what to do, never a traceback.
+refused with a message that says what to do, never a traceback. With ``--mine`` the model
+runs your own functions from the labs wherever your lab passes (`grader.commands.mine`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import click
+
+from grader.mine.cli import mine_options
 
 __all__ = ["chat", "load_engine", "model_options"]
 
@@ -149,6 +152,7 @@ def _turn(engine: Any, state: dict[str, Any], text: str) -> None:
     help="Most tokens of one reply.",
 )
 @click.option("--seed", type=int, default=None, help="Seed of the sampler (default: fresh).")
+@mine_options
 def chat(
     model_path: Path | None,
     vocab: Path | None,
@@ -157,11 +161,17 @@ def chat(
     top_k: int,
     max_tokens: int,
     seed: int | None,
+    mine: bool,
+    force_mine: bool,
 ) -> None:
     """Chat with MODEL in the terminal (default: the course's model)."""
     from framework.serving import ReplySettings
 
     engine = load_engine(model_path, vocab)
+    if mine or force_mine:
+        from grader.mine.cli import mine_engine
+
+        engine = mine_engine(engine, "chat", force_mine)
     settings = ReplySettings(temperature, top_k, 1.0, max_tokens, seed)
     state: dict[str, Any] = {"settings": settings, "system": system, "history": []}
     click.echo(

@@ -9,7 +9,9 @@ It listens on 127.0.0.1 only unless `--host` says otherwise; the model answers o
 at a time and queues up to `--queue` more (a fuller queue gets 503 with Retry-After).
 
 Without MODEL the course's shipped model is used; a missing or malformed model file, or a
-port that is taken, is refused with a message, never a traceback.
+port that is taken, is refused with a message, never a traceback. With ``--mine`` the
+model, and the request parsing and responses, run your own functions from the labs
+wherever your lab passes (`grader.commands.mine`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 import click
 
 from grader.commands.chat import load_engine, model_options
+from grader.mine.cli import mine_options
 
 __all__ = ["serve"]
 
@@ -48,6 +51,7 @@ __all__ = ["serve"]
     help="Seconds a client may stall while sending (408 after).",
 )
 @click.option("--quiet", "-q", is_flag=True, help="Do not log each request.")
+@mine_options
 def serve(
     model_path: Path | None,
     vocab: Path | None,
@@ -56,6 +60,8 @@ def serve(
     queue: int,
     timeout: float,
     quiet: bool,
+    mine: bool,
+    force_mine: bool,
 ) -> None:
     """Serve MODEL over HTTP: a chat page and /v1/chat/completions."""
     from framework.chat_service import ChatService, ServerConfig
@@ -63,10 +69,22 @@ def serve(
     from framework.http_server import serve as run
 
     engine = load_engine(model_path, vocab)
+    if mine or force_mine:
+        from grader.mine.cli import mine_engine
+
+        engine = mine_engine(engine, "serve", force_mine)
     config = ServerConfig(host=host, port=port, queue_size=queue, read_timeout=timeout)
     log = None if quiet else (lambda line: click.echo(line, err=True))
     try:
-        server = ChatServer(ChatService(engine, config, log=log))
+        service = ChatService(engine, config, log=log)
+        if mine or force_mine:
+            from grader.mine.engine import serving_functions
+
+            report = log or (lambda line: click.echo(line, err=True))
+            service.parse_request_line, service.build_response = serving_functions(
+                engine.pieces, report
+            )
+        server = ChatServer(service)
     except OSError as e:
         raise click.ClickException(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
 
