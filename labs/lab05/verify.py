@@ -92,6 +92,22 @@ def sandbox_block(t: TestContext, ref: TransformerBlock) -> Any:
 @lab.test(
     "layernorm：与公式一致（gamma、beta 非平凡）",
     "layernorm: matches the formula (non-trivial gamma, beta)",
+    hint=[
+        (
+            "对最后一维的每一行：减去均值，除以 √(方差 + eps)，再乘 gamma、加 beta。",
+            "For each row of the last dim: subtract the mean, divide by √(var + eps), times "
+            "gamma, plus beta.",
+        ),
+        (
+            "用 axis=-1 和 keepdims=True 求均值与方差，这样 1 维、2 维、3 维输入都对。",
+            "Take the mean and variance with axis=-1 and keepdims=True, so 1-D, 2-D and 3-D "
+            "all work.",
+        ),
+        (
+            "在新数组上计算（v - mean，而不是 v -= mean），别改动 x、gamma、beta。",
+            "Compute into a new array (v - mean, not v -= mean), leaving x, gamma and beta alone.",
+        ),
+    ],
 )
 def layernorm_formula(t: TestContext) -> None:
     x, g, b = ln_inputs(t, 505, (4, 16))
@@ -132,7 +148,23 @@ def layernorm_formula(t: TestContext) -> None:
 
 
 @lab.test(
-    "layernorm：总体方差，eps 在根号里", "layernorm: population variance, eps inside the root"
+    "layernorm：总体方差，eps 在根号里",
+    "layernorm: population variance, eps inside the root",
+    hint=[
+        (
+            "方差是总体方差：除以 H，不是 H - 1（np.var 默认就是这样）。",
+            "The variance is the population one: divide by H, not H - 1 (np.var's default).",
+        ),
+        (
+            "eps 加在根号里面：√(var + eps)，而不是 √var + eps，这样方差为 0 时也不会除以 0。",
+            "eps goes inside the root: √(var + eps), not √var + eps, so a zero variance never "
+            "divides by 0.",
+        ),
+        (
+            "用传进来的 eps 参数，不要写死 1e-5。",
+            "Use the eps argument you are given, not a hard-coded 1e-5.",
+        ),
+    ],
 )
 def layernorm_eps(t: TestContext) -> None:
     one, zero = tensor_from(np.ones(2, F32)), tensor_from(np.zeros(2, F32))
@@ -186,6 +218,18 @@ def layernorm_eps(t: TestContext) -> None:
 @lab.test(
     "layernorm：gamma / beta 的形状不对 → ValueError",
     "layernorm: gamma / beta of the wrong shape → ValueError",
+    hint=[
+        (
+            "gamma 和 beta 必须是 1 维、长度为 H = x 的最后一维，numpy 的广播会掩盖错误。",
+            "gamma and beta must be 1-D of length H = x's last dim; numpy broadcasting would "
+            "hide a mistake.",
+        ),
+        (
+            "计算前比较 gamma.shape 与 beta.shape 和 (H,)，不一致就 raise ValueError。",
+            "Compare gamma.shape and beta.shape with (H,) before computing; raise ValueError "
+            "if not.",
+        ),
+    ],
 )
 def layernorm_shapes(t: TestContext) -> None:
     x, g, b = ln_inputs(t, 508, (3, 8))
@@ -214,7 +258,20 @@ def layernorm_shapes(t: TestContext) -> None:
 
 
 # -- residual_add -------------------------------------------------------------------------
-@lab.test("residual_add：原地 a += b", "residual_add: a += b in place")
+@lab.test(
+    "residual_add：原地 a += b",
+    "residual_add: a += b in place",
+    hint=[
+        (
+            "residual_add 原地修改 a 并返回 None，不要返回新的张量。",
+            "residual_add changes a in place and returns None; do not return a new tensor.",
+        ),
+        (
+            "写进 a 本身的存储（例如对 a.numpy() 用 +=），只读 b，不改它。",
+            "Write into a's own storage (for instance += on a.numpy()); only read b.",
+        ),
+    ],
+)
 def residual_inplace(t: TestContext) -> None:
     rng = t.rng(515)
     a = rng.standard_normal((3, 5)).astype(F32)
@@ -238,7 +295,21 @@ def residual_inplace(t: TestContext) -> None:
     t.unchanged(("b 没有被修改", "b is left unchanged"), b, call.args[1])
 
 
-@lab.test("residual_add：形状必须完全相同", "residual_add: shapes must be exactly equal")
+@lab.test(
+    "residual_add：形状必须完全相同",
+    "residual_add: shapes must be exactly equal",
+    hint=[
+        (
+            "形状必须完全相同：元素个数相同或可以广播都不够。",
+            "The shapes must be exactly equal: the same size or a broadcastable shape is not "
+            "enough.",
+        ),
+        (
+            "先比较 a.shape 与 b.shape，不一致就 raise ValueError，且在写入之前。",
+            "Compare a.shape with b.shape and raise ValueError before writing anything.",
+        ),
+    ],
+)
 def residual_shapes(t: TestContext) -> None:
     a = np.arange(6, dtype=F32).reshape(2, 3)
     t.raises(
@@ -273,6 +344,23 @@ def residual_shapes(t: TestContext) -> None:
 @lab.test(
     "block_forward：与框架的 TransformerBlock 一致",
     "block_forward: equals the framework's TransformerBlock",
+    hint=[
+        (
+            "Pre-LN：h = x + attn(ln1(x))，out = h + ffn(ln2(h))；LayerNorm 在子层之前。",
+            "Pre-LN: h = x + attn(ln1(x)), out = h + ffn(ln2(h)); the LayerNorm comes before "
+            "each sub-layer.",
+        ),
+        (
+            "ln1 配 attention，ln2 配 FFN，第二个 LayerNorm 作用在 h 上而不是 x 上。",
+            "ln1 goes with attention, ln2 with the FFN, and the second LayerNorm normalises "
+            "h, not x.",
+        ),
+        (
+            "第一条残差加到 x 的副本上（tensor_from），mask 原样传给 block.attn.forward。",
+            "Add the first residual to a copy of x (tensor_from), and pass mask on to "
+            "block.attn.forward as is.",
+        ),
+    ],
 )
 def block_reference(t: TestContext) -> None:
     ref = reference_block(t, 525)
@@ -299,6 +387,16 @@ def block_reference(t: TestContext) -> None:
 @lab.test(
     "block_forward：改动未来的 token，前面的输出不变",
     "block_forward: changing a future token leaves earlier outputs alone",
+    hint=[
+        (
+            "位置 i 只应看到 0..i：因果掩码必须真的传到 attention 里。",
+            "Position i must see only 0..i: the causal mask has to reach the attention.",
+        ),
+        (
+            "把 mask 原样交给 block.attn.forward，不要丢掉它，也不要换成 None。",
+            "Hand mask to block.attn.forward unchanged; do not drop it or replace it with None.",
+        ),
+    ],
 )
 def block_causal(t: TestContext) -> None:
     ref = reference_block(t, 535)
@@ -322,7 +420,21 @@ def block_causal(t: TestContext) -> None:
 
 
 # -- both kinds of argument ---------------------------------------------------------------
-@lab.test("numpy 数组和 Tensor 一样能用", "numpy arrays work as well as Tensors")
+@lab.test(
+    "numpy 数组和 Tensor 一样能用",
+    "numpy arrays work as well as Tensors",
+    hint=[
+        (
+            "参数可能是 numpy 数组（也可能是 float64）：先用 as_tensor 转换。",
+            "Arguments may be numpy arrays (even float64): convert them with as_tensor first.",
+        ),
+        (
+            "residual_add 收到 ndarray 时直接原地改它；as_tensor 会复制数组，写进副本就丢了。",
+            "residual_add changes an ndarray a itself; as_tensor copies an array, so a write "
+            "into it is lost.",
+        ),
+    ],
+)
 def accepts_arrays(t: TestContext) -> None:
     x, g, b = ln_inputs(t, 545, (3, 8))
     name = ("layernorm 接受 ndarray（float64）", "layernorm accepts ndarrays (float64)")
@@ -344,6 +456,17 @@ def accepts_arrays(t: TestContext) -> None:
 @lab.test(
     "非连续的步长视图和连续 Tensor 一样能用",
     "non-contiguous strided views work like contiguous Tensors",
+    hint=[
+        (
+            "视图的 data 不是按行排好的：用 .numpy() 读取，不要直接用 .data。",
+            "A view's data is not laid out row by row: read it with .numpy(), not .data.",
+        ),
+        (
+            "residual_add 写进视图时，要写入 a.numpy() 返回的那个视图，而不是它的副本。",
+            "When residual_add writes through a view, write into the view a.numpy() returns, "
+            "not a copy.",
+        ),
+    ],
 )
 def strided_views(t: TestContext) -> None:
     x, g, b = ln_inputs(t, 555, (3, 8))
