@@ -164,6 +164,22 @@ def same_state(
 @lab.test(
     "default_config：六个字段都是课程的默认值",
     "default_config: all six fields are the course's defaults",
+    hint=[
+        (
+            "六个字段都要等于课程的默认值，而不只是正数。",
+            "All six fields must equal the course's defaults, not just be positive.",
+        ),
+        (
+            "vocab 260、hidden 64、heads 4、layers 4、ffn 256、max_seq_len 128，都用 int（4.0 "
+            "* 64 是 float）。",
+            "vocab 260, hidden 64, heads 4, layers 4, ffn 256, max_seq_len 128, all ints (4.0 "
+            "* 64 is a float).",
+        ),
+        (
+            "用关键字参数构造 ModelConfig，这样字段不会错位。",
+            "Build the ModelConfig with keyword arguments, so no field lands in another's place.",
+        ),
+    ],
 )
 def default_fields(t: TestContext) -> None:
     cfg = t.call("default_config").value
@@ -204,6 +220,18 @@ def default_fields(t: TestContext) -> None:
 @lab.test(
     "model_create：权重就是框架按 seed 初始化的结果",
     "model_create: the weights are the framework's initialisation from the seed",
+    hint=[
+        (
+            "不要自己抽随机数：用 GPTModel(config) 建模型，再调用 init_weights(model, seed)。",
+            "Do not draw weights yourself: build GPTModel(config), then call "
+            "init_weights(model, seed).",
+        ),
+        (
+            "seed 默认是 0，并且要把传进来的 seed 交给 init_weights；最后返回这个模型。",
+            "seed defaults to 0, and the seed you are given goes to init_weights; then return "
+            "the model.",
+        ),
+    ],
 )
 def create_default(t: TestContext) -> None:
     cfg = t.build(CONFIG, *DEFAULT)
@@ -222,7 +250,21 @@ def create_default(t: TestContext) -> None:
     same_state(t, name, state_of(t, name, model), reference_state(DEFAULT, 7))
 
 
-@lab.test("model_create：用的是传进来的配置", "model_create: builds the config it is given")
+@lab.test(
+    "model_create：用的是传进来的配置",
+    "model_create: builds the config it is given",
+    hint=[
+        (
+            "用传进来的 config 建模型，不要用 default_config()。",
+            "Build the model from the config you are given, not from default_config().",
+        ),
+        (
+            "把 config 原样交给 GPTModel，不要逐个字段重新组装（容易错位）。",
+            "Hand config to GPTModel as it is; do not rebuild it field by field (fields get "
+            "swapped).",
+        ),
+    ],
+)
 def create_config(t: TestContext) -> None:
     for fields, name in (
         (
@@ -241,7 +283,21 @@ def create_config(t: TestContext) -> None:
         same_state(t, name, state_of(t, name, model), reference_state(fields, 1))
 
 
-@lab.test("model_create：无效的配置 → 异常", "model_create: an invalid config → an exception")
+@lab.test(
+    "model_create：无效的配置 → 异常",
+    "model_create: an invalid config → an exception",
+    hint=[
+        (
+            "无效的配置要抛异常，不要返回 None。",
+            "An invalid config must raise, not return None.",
+        ),
+        (
+            "建模型之前先调用 config.validate()：它会为出错的字段抛出 ValueError 或 TypeError。",
+            "Call config.validate() before building: it raises ValueError or TypeError naming "
+            "the field.",
+        ),
+    ],
+)
 def create_invalid(t: TestContext) -> None:
     cases: list[tuple[tuple[Any, ...], type[Exception], Name]] = [
         (
@@ -271,6 +327,21 @@ def create_invalid(t: TestContext) -> None:
 @lab.test(
     "model_save：默认模型的文件（头与长度）",
     "model_save: the default model's file (header and length)",
+    hint=[
+        (
+            "文件头是 MAGIC、VERSION（uint32）加六个 int32 配置，全部小端，共 32 字节。",
+            "The header is MAGIC and VERSION (uint32) plus six int32 config fields, "
+            "little-endian, 32 bytes.",
+        ),
+        (
+            '数组写成小端 float32（"<f4"）：写成 float64 文件会大一倍。',
+            'Write the arrays as little-endian float32 ("<f4"): float64 doubles the file\'s size.',
+        ),
+        (
+            '用 "wb" 打开文件（不是 "ab"），函数返回 None，出错时抛异常。',
+            'Open the file with "wb" (not "ab"), return None, and raise on errors.',
+        ),
+    ],
 )
 def save_default(t: TestContext) -> None:
     model = sandbox_model(t, DEFAULT, reference_state(DEFAULT, 3))
@@ -303,6 +374,22 @@ def save_default(t: TestContext) -> None:
 @lab.test(
     "model_save → model_load：每个权重、每个 logit 都一样",
     "model_save → model_load: every weight and every logit the same",
+    hint=[
+        (
+            "文件里没有名字和形状，读取全靠顺序：每个数组都要按格式规定的顺序写。",
+            "The file has no names or shapes, only order: write every array in the format's order.",
+        ),
+        (
+            "按 model.parameters() 的顺序写：它就是文件的顺序（ln1 与 ln2 不要对调）。",
+            "Write in the order of model.parameters(): it is the file's order (do not swap "
+            "ln1 and ln2).",
+        ),
+        (
+            "配置字段按 vocab、hidden、heads、layers、ffn、max_seq_len 的顺序写，且不要改动模型。",
+            "Write the config as vocab, hidden, heads, layers, ffn, max_seq_len, and leave "
+            "the model unchanged.",
+        ),
+    ],
 )
 def save_roundtrip(t: TestContext) -> None:
     state = random_state(t, ODD, 606)
