@@ -93,7 +93,24 @@ def torch_adamw(
 
 
 # -- cross_entropy_loss ----------------------------------------------------------------------
-@lab.test("cross_entropy_loss：公式与数值", "cross_entropy_loss: the formula and its values")
+@lab.test(
+    "cross_entropy_loss：公式与数值",
+    "cross_entropy_loss: the formula and its values",
+    hint=[
+        (
+            "loss 是每个位置 logsumexp(z) − z[target] 的平均值，返回一个 float。",
+            "The loss is the mean over positions of logsumexp(z) − z[target], returned as a float.",
+        ),
+        (
+            "全 0 的 logits 时每个位置的概率都是 1/V，所以 loss = ln V。",
+            "With all-zero logits every probability is 1/V, so the loss is ln V.",
+        ),
+        (
+            "在 float64 的副本上算，按行取目标位置的 logit，别改动 logits。",
+            "Compute on a float64 copy, pick each row's target logit, and leave logits unchanged.",
+        ),
+    ],
+)
 def loss_values(t: TestContext) -> None:
     zeros = np.zeros((4, 10), F32)
     call = t.call("cross_entropy_loss", tensor_from(zeros), [3, 7, 1, 5])
@@ -132,7 +149,22 @@ def loss_values(t: TestContext) -> None:
     t.unchanged(("logits 没有被修改", "logits are left unchanged"), z, call.args[0])
 
 
-@lab.test("cross_entropy_loss：±1e4 的 logits", "cross_entropy_loss: logits of ±1e4")
+@lab.test(
+    "cross_entropy_loss：±1e4 的 logits",
+    "cross_entropy_loss: logits of ±1e4",
+    hint=[
+        (
+            "exp(1e4) 在 float32 里会溢出：logsumexp 要先减去每行的最大值。",
+            "exp(1e4) overflows float32: subtract each row's max before the logsumexp.",
+        ),
+        (
+            "logsumexp(z) = m + log Σ exp(z − m)，其中 m 是该行的最大值；不要先算 softmax 再取"
+            " log。",
+            "logsumexp(z) = m + log Σ exp(z − m) with m the row's max; do not take the log of "
+            "a softmax.",
+        ),
+    ],
+)
 def loss_stable(t: TestContext) -> None:
     z = np.array([[1e4, 0.0, -1e4], [-1e4, -1e4, -1e4 + 1]], F32)
     for targets, zh, en in (
@@ -158,7 +190,20 @@ def loss_stable(t: TestContext) -> None:
         t.close((zh, en), loss, ref_loss(z, targets), atol=1e-3, rtol=1e-6)
 
 
-@lab.test("cross_entropy_loss：拒绝错误的 targets", "cross_entropy_loss: rejects bad targets")
+@lab.test(
+    "cross_entropy_loss：拒绝错误的 targets",
+    "cross_entropy_loss: rejects bad targets",
+    hint=[
+        (
+            "计算前先检查 targets：长度等于 S，每个值在 [0, V) 里。",
+            "Check targets before computing: length S, each value in [0, V).",
+        ),
+        (
+            "负的 target 在 numpy 里会绕到末尾，所以要自己 raise ValueError。",
+            "A negative target wraps around in numpy, so raise ValueError yourself.",
+        ),
+    ],
+)
 def loss_errors(t: TestContext) -> None:
     z = tensor_from(np.zeros((2, 3), F32))
     cases = (
@@ -175,7 +220,21 @@ def loss_errors(t: TestContext) -> None:
 
 
 # -- softmax_ce_grad -------------------------------------------------------------------------
-@lab.test("softmax_ce_grad：一个位置的梯度", "softmax_ce_grad: the gradient at one position")
+@lab.test(
+    "softmax_ce_grad：一个位置的梯度",
+    "softmax_ce_grad: the gradient at one position",
+    hint=[
+        (
+            "梯度是每行的 softmax 减去目标位置的 one-hot，形状与 logits 相同。",
+            "The gradient is each row's softmax minus the one-hot of its target, shaped like "
+            "logits.",
+        ),
+        (
+            "在新数组上计算并返回新的 Tensor，不要原地改动 logits。",
+            "Compute into a new array and return a new Tensor; do not change logits in place.",
+        ),
+    ],
+)
 def grad_values(t: TestContext) -> None:
     z = np.array([[1.0, 2.0, 3.0, 0.5, 0.0, 1.5]], F32)
     call = t.call("softmax_ce_grad", tensor_from(z), [2])
@@ -196,7 +255,18 @@ def grad_values(t: TestContext) -> None:
 
 
 @lab.test(
-    "softmax_ce_grad：平均损失的梯度（除以 S）", "softmax_ce_grad: gradient of the mean (÷ S)"
+    "softmax_ce_grad：平均损失的梯度（除以 S）",
+    "softmax_ce_grad: gradient of the mean (÷ S)",
+    hint=[
+        (
+            "loss 是 S 个位置的平均值，所以梯度要再除以 S。",
+            "The loss averages over S positions, so the gradient is divided by S too.",
+        ),
+        (
+            "重复的 target 也按行各减一次 1：用每行自己的下标，不要用 np.unique。",
+            "A repeated target still subtracts 1 once per row: index each row on its own.",
+        ),
+    ],
 )
 def grad_mean(t: TestContext) -> None:
     rng = t.rng(702)
@@ -226,7 +296,20 @@ def grad_mean(t: TestContext) -> None:
         t.allclose(name, grad, numeric, atol=1e-3)
 
 
-@lab.test("softmax_ce_grad：±1e4 的 logits", "softmax_ce_grad: logits of ±1e4")
+@lab.test(
+    "softmax_ce_grad：±1e4 的 logits",
+    "softmax_ce_grad: logits of ±1e4",
+    hint=[
+        (
+            "softmax 也要先减去每行的最大值，否则 ±1e4 会得到 inf 或 NaN。",
+            "The softmax subtracts each row's max too, or ±1e4 gives inf or NaN.",
+        ),
+        (
+            "对每一行用 exp(z − max) / Σ，max 取 axis=1、keepdims=True。",
+            "For each row use exp(z − max) / Σ, with the max over axis=1, keepdims=True.",
+        ),
+    ],
+)
 def grad_stable(t: TestContext) -> None:
     z = np.array([[1e4, 0.0, -1e4], [-1e4, -1e4, -1e4 + 1]], F32)
     grad = t.call("softmax_ce_grad", tensor_from(z), [1, 1]).value
@@ -234,7 +317,20 @@ def grad_stable(t: TestContext) -> None:
     t.allclose(("数值正确", "correct values"), grad, ref_grad(z, [1, 1]), atol=1e-6)
 
 
-@lab.test("softmax_ce_grad：拒绝错误的 targets", "softmax_ce_grad: rejects bad targets")
+@lab.test(
+    "softmax_ce_grad：拒绝错误的 targets",
+    "softmax_ce_grad: rejects bad targets",
+    hint=[
+        (
+            "softmax_ce_grad 与 cross_entropy_loss 一样检查 targets。",
+            "softmax_ce_grad checks targets the same way cross_entropy_loss does.",
+        ),
+        (
+            "len(targets) 必须等于 S，每个值在 [0, V)，否则 raise ValueError。",
+            "len(targets) must equal S and each value lie in [0, V), else raise ValueError.",
+        ),
+    ],
+)
 def grad_errors(t: TestContext) -> None:
     z = tensor_from(np.zeros((2, 3), F32))
     t.raises(
@@ -258,7 +354,26 @@ def _adam_args(p: Any, g: Any, m: Any, v: Any) -> list[Tensor]:
     return [tensor_from(np.asarray(a, F32)) for a in (p, g, m, v)]
 
 
-@lab.test("adam_step：第一步", "adam_step: the first step")
+@lab.test(
+    "adam_step：第一步",
+    "adam_step: the first step",
+    hint=[
+        (
+            "adam_step 原地更新 param、m、v 并返回 None；m、v 存的是未修正的矩。",
+            "adam_step updates param, m and v in place and returns None; m and v keep the raw "
+            "moments.",
+        ),
+        (
+            "m = β₁m + (1 − β₁)g，v = β₂v + (1 − β₂)g²；只在更新 param 时用 m̂ = m/(1 − β₁ᵗ)、v̂。",
+            "m = β₁m + (1 − β₁)g, v = β₂v + (1 − β₂)g²; only the param update uses m̂ = m/(1 "
+            "− β₁ᵗ) and v̂.",
+        ),
+        (
+            "param −= lr·m̂/(√v̂ + eps)：eps 加在根号外面。",
+            "param −= lr·m̂/(√v̂ + eps): eps goes outside the root.",
+        ),
+    ],
+)
 def adam_first(t: TestContext) -> None:
     # the C course's check rejected m = 0.01 here, which is the right value
     p, g, m, v = _adam_args(np.ones(8), np.full(8, 0.1), np.zeros(8), np.zeros(8))
@@ -312,7 +427,25 @@ def adam_first(t: TestContext) -> None:
     )
 
 
-@lab.test("adam_step：10 步，带权重衰减", "adam_step: 10 steps with weight decay")
+@lab.test(
+    "adam_step：10 步，带权重衰减",
+    "adam_step: 10 steps with weight decay",
+    hint=[
+        (
+            "偏差修正用步数 t 作指数：1 − β₁ᵗ 与 1 − β₂ᵗ，t 从 1 开始。",
+            "The bias correction raises to the step t: 1 − β₁ᵗ and 1 − β₂ᵗ, with t counting "
+            "from 1.",
+        ),
+        (
+            "AdamW 的权重衰减是解耦的：param −= lr·wd·param，而不是把 wd·param 加进梯度。",
+            "AdamW's decay is decoupled: param −= lr·wd·param, not wd·param added to the gradient.",
+        ),
+        (
+            "用传进来的 beta1、beta2、eps、weight_decay，不要用默认值。",
+            "Use the beta1, beta2, eps and weight_decay you are given, not the defaults.",
+        ),
+    ],
+)
 def adam_steps(t: TestContext) -> None:
     rng = t.rng(707)
     w0 = rng.standard_normal((3, 4)).astype(F32)
@@ -340,7 +473,20 @@ def adam_steps(t: TestContext) -> None:
     )
 
 
-@lab.test("adam_step：先衰减，再更新", "adam_step: decay first, then the update")
+@lab.test(
+    "adam_step：先衰减，再更新",
+    "adam_step: decay first, then the update",
+    hint=[
+        (
+            "先做权重衰减，再做 Adam 更新（与 torch.optim.AdamW 相同）。",
+            "Apply the weight decay first, then the Adam update (as torch.optim.AdamW does).",
+        ),
+        (
+            "梯度为 0 时 m̂ 为 0，但衰减仍要让 param 乘以 (1 − lr·wd)。",
+            "With a zero gradient m̂ is 0, but the decay still multiplies param by (1 − lr·wd).",
+        ),
+    ],
+)
 def adam_decay(t: TestContext) -> None:
     # p = 2, g = 1, lr = 0.1, wd = 0.5: decay first gives 2·0.95 − 0.1 = 1.8;
     # decay after the update (the C course's order) gives (2 − 0.1)·0.95 = 1.805
@@ -364,7 +510,21 @@ def adam_decay(t: TestContext) -> None:
     )
 
 
-@lab.test("adam_step：原地修改 m、v，检查参数", "adam_step: m and v in place, arguments checked")
+@lab.test(
+    "adam_step：原地修改 m、v，检查参数",
+    "adam_step: m and v in place, arguments checked",
+    hint=[
+        (
+            "参数可能是 ndarray：as_tensor 会复制数组，要直接写进 ndarray 本身。",
+            "Arguments may be ndarrays: as_tensor copies an array, so write into the ndarray "
+            "itself.",
+        ),
+        (
+            "写入之前先检查：grad、m、v 的形状与 param 相同，t ≥ 1，否则 raise ValueError。",
+            "Check before writing: grad, m and v shaped like param, t ≥ 1, else raise ValueError.",
+        ),
+    ],
+)
 def adam_in_place(t: TestContext) -> None:
     p, g, m, v = (np.full(4, x, F32) for x in (1.0, 0.5, 0.0, 0.0))
     call = t.call("adam_step", p, g, m, v, 1, 0.01)
@@ -414,7 +574,21 @@ def adam_in_place(t: TestContext) -> None:
 
 
 # -- every function: arrays and views --------------------------------------------------------
-@lab.test("numpy 数组和非连续视图一样能用", "numpy arrays and non-contiguous views work too")
+@lab.test(
+    "numpy 数组和非连续视图一样能用",
+    "numpy arrays and non-contiguous views work too",
+    hint=[
+        (
+            "logits 可能是 ndarray 或非连续视图，targets 可能是 numpy 整数数组。",
+            "logits may be an ndarray or a non-contiguous view, targets a numpy int array.",
+        ),
+        (
+            "读取时用 .numpy()（不是 .data），原地更新时写进 .numpy() 返回的视图。",
+            "Read through .numpy() (not .data), and update in place through the view .numpy() "
+            "returns.",
+        ),
+    ],
+)
 def arrays_and_views(t: TestContext) -> None:
     rng = t.rng(777)
     z = (rng.standard_normal((3, 5)) * 2).astype(F32)
