@@ -132,12 +132,13 @@ def _register() -> None:
     from grader.commands.completion import completion
     from grader.commands.grade import grade
     from grader.commands.hint import hint
+    from grader.commands.pack import pack
     from grader.commands.reset import reset
     from grader.commands.status import status
     from grader.commands.stubs import stubs
     from grader.commands.watch import watch
 
-    for command in (status, hint, watch, reset, completion, stubs, grade):
+    for command in (status, hint, watch, reset, completion, stubs, grade, pack):
         cli.add_command(command)
 
 
