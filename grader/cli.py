@@ -46,7 +46,10 @@ def cli() -> None:
 
 
 @cli.command()
-@click.argument("lab")
+@click.argument("lab", required=False)
+@click.option(
+    "--all", "every_lab", is_flag=True, help="Verify every lab, one report after another."
+)
 @click.option("--solution", is_flag=True, help="Verify the reference solution instead.")
 @click.option(
     "--impl",
@@ -57,41 +60,50 @@ def cli() -> None:
     "--json",
     "json_path",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the result as JSON to this file ('-' for stdout, report on stderr).",
+    help="Also write the result as JSON to this file ('-' for stdout, report on stderr); "
+    "with --all, a list of them.",
 )
 @_lang_option
 @click.option("--no-color", is_flag=True, help="Plain text even on a terminal.")
 def verify(
-    lab: str,
+    lab: str | None,
+    every_lab: bool,
     solution: bool,
     impl: Path | None,
     json_path: Path | None,
     lang: str | None,
     no_color: bool,
 ) -> None:
-    """Run LAB's checks (lab04, 04 or 4) and print the report."""
+    """Run LAB's checks (lab04, 04 or 4), or every lab's with --all, and print the report."""
     from grader.sandbox.client import Sandbox
 
+    if every_lab == (lab is not None):
+        raise click.UsageError("give one LAB, or --all for every lab")
+    if every_lab and impl is not None:
+        raise click.UsageError("--impl is one lab's file: use it without --all")
     sandbox = Sandbox()
     sandbox.start()  # warms up while the checks load
+    results = []
     try:
-        from grader.labs import UnknownLab, load_lab, resolve_lab
+        from grader.labs import UnknownLab, all_labs, load_lab, resolve_lab
         from grader.mutants import as_student
         from grader.report import print_report, render_json
         from grader.runner import run_lab
 
         try:
-            info = resolve_lab(lab)
+            infos = all_labs() if lab is None else [resolve_lab(lab)]
         except UnknownLab as e:
             raise click.UsageError(str(e)) from None
         if solution and impl is not None:
             raise click.UsageError("use either --solution or --impl, not both")
-        target = info.solution if solution else (impl or info.student)
-        if not target.is_file():
-            raise click.UsageError(f"no such file: {target}")
-        with as_student(target, info) as student:  # a mutant file runs with its solution
-            result = run_lab(info, student, sandbox, load_lab(info))
-        result.impl = str(target)
+        for info in infos:
+            target = info.solution if solution else (impl or info.student)
+            if not target.is_file():
+                raise click.UsageError(f"no such file: {target}")
+            with as_student(target, info) as student:  # a mutant file runs with its solution
+                result = run_lab(info, student, sandbox, load_lab(info))
+            result.impl = str(target)
+            results.append(result)
     finally:
         sandbox.close()
     from grader.term import prepare
@@ -100,9 +112,22 @@ def verify(
         sys.stderr if json_path is not None and str(json_path) == "-" else sys.stdout
     )
     chosen = lang or default_lang(getattr(report_stream, "encoding", None))
-    print_report(result, chosen, color=False if no_color else None, file=report_stream)
+    for n, result in enumerate(results):
+        if n:
+            report_stream.write("\n")
+        print_report(result, chosen, color=False if no_color else None, file=report_stream)
+    passed = sum(1 for r in results if r.passed)
+    if every_lab:
+        line = (
+            f"全部实验: {passed}/{len(results)} 个全部通过"
+            if chosen == "zh"
+            else f"All labs: {passed}/{len(results)} passed every test"
+        )
+        report_stream.write("\n" + line + "\n")
+        report_stream.flush()
     if json_path is not None:
-        doc = json.dumps(render_json(result, chosen), ensure_ascii=False, indent=2) + "\n"
+        docs = [render_json(r, chosen) for r in results]
+        doc = json.dumps(docs if every_lab else docs[0], ensure_ascii=False, indent=2) + "\n"
         if str(json_path) == "-":
             sys.stdout.write(doc)
         else:
@@ -112,7 +137,7 @@ def verify(
                 raise click.UsageError(
                     f"cannot write the JSON result to {json_path}: {e}"
                 ) from None
-    sys.exit(0 if result.passed else 1)
+    sys.exit(0 if passed == len(results) else 1)
 
 
 @cli.command("list")
@@ -134,11 +159,12 @@ def _register() -> None:
     from grader.commands.hint import hint
     from grader.commands.pack import pack
     from grader.commands.reset import reset
+    from grader.commands.self_check import self_check
     from grader.commands.status import status
     from grader.commands.stubs import stubs
     from grader.commands.watch import watch
 
-    for command in (status, hint, watch, reset, completion, stubs, grade, pack):
+    for command in (status, hint, watch, reset, completion, stubs, grade, pack, self_check):
         cli.add_command(command)
 
 
