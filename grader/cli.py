@@ -77,8 +77,10 @@ def verify(
     """Run LAB's checks (lab04, 04 or 4), or every lab's with --all, and print the report."""
     from grader.sandbox.client import Sandbox
 
-    if every_lab == (lab is not None):
-        raise click.UsageError("give one LAB, or --all for every lab")
+    if not every_lab and lab is None:
+        raise click.MissingParameter(param_hint="'LAB' (or --all)", param_type="argument")
+    if every_lab and lab is not None:
+        raise click.UsageError("give one LAB, or --all for every lab, not both")
     if every_lab and impl is not None:
         raise click.UsageError("--impl is one lab's file: use it without --all")
     sandbox = Sandbox()
