@@ -1,12 +1,31 @@
-"""Lab08 — text generation: reference solution (greedy, temperature, top-k)."""
+"""Lab08 — text generation: choose the next token from the model's logits, three ways.
+
+    logits [V] ──► sample_greedy        the largest logit, no randomness
+               ──► sample_temperature   draw from softmax(logits / T)
+               ──► sample_top_k         keep the k largest, then sample_temperature
+
+A language model only scores every possible next token; a sampler turns those scores into
+one choice, and the generation loop (framework/generate.py) repeats that until EOS or a
+length limit. Run `make test` in this folder after every change; `TASK.md` explains each
+function.
+
+Rules for all three: `logits` is a 1-D Tensor or numpy array of length V ≥ 1 and must not
+be modified; NaN or an empty vector → ValueError; the result is a plain `int` in [0, V).
+Randomness comes only from the `rng` argument (a `numpy.random.Generator`: use
+`rng.random()`, `rng.choice(...)` or `rng.gumbel(...)`), never from `np.random.*`, `random`
+or the clock: the same generator state must give the same token. You may use numpy and
+`as_tensor`, but not the framework's own samplers (`framework.sampling`), nor
+`framework.softmax`: the point is to write them.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from framework import Tensor, as_tensor
+from framework import Tensor, as_tensor  # noqa: F401
 
 
+# BEGIN SOLUTION
 def _logits(logits: Tensor) -> np.ndarray:
     """A float64 copy of 1-D logits, after the checks every sampler shares."""
     x = as_tensor(logits, "logits").numpy().astype(np.float64)  # a copy: the input stays
@@ -17,13 +36,44 @@ def _logits(logits: Tensor) -> np.ndarray:
     return x
 
 
+# END SOLUTION
+
+
 def sample_greedy(logits: Tensor) -> int:
-    """The index of the largest logit; on a tie, the first (lowest) such index."""
+    """The index of the largest logit; on a tie, the first (lowest) such index.
+
+    Args:
+        logits: shape [V] (a Tensor or numpy array); not modified.
+
+    Returns:
+        An int in [0, V).
+
+    Raises:
+        ValueError: if logits is empty, not 1-D, or holds NaN.
+    """
+    # BEGIN SOLUTION: check the input, then return the first index of the maximum.
     return int(np.argmax(_logits(logits)))  # argmax returns the first maximum
+    # END SOLUTION
 
 
 def sample_temperature(logits: Tensor, temperature: float, rng: np.random.Generator) -> int:
-    """Draw one index from softmax(logits / temperature); T ≤ 0 → greedy."""
+    """Draw one index from softmax(logits / temperature).
+
+    temperature ≤ 0 means greedy (`sample_greedy`). T = 1 samples the model's own
+    distribution; T < 1 sharpens it towards the maximum, T > 1 flattens it.
+
+    Args:
+        logits: shape [V]; not modified.
+        temperature: a float; ≤ 0 → greedy.
+        rng: the only source of randomness.
+
+    Returns:
+        An int in [0, V); index i comes out with probability softmax(logits / T)[i].
+
+    Raises:
+        ValueError: if logits is empty, not 1-D, or holds NaN.
+    """
+    # BEGIN SOLUTION: T ≤ 0 → greedy; else a stable softmax of logits / T, then one draw.
     x = _logits(logits)
     if temperature <= 0:
         return sample_greedy(logits)
@@ -31,12 +81,31 @@ def sample_temperature(logits: Tensor, temperature: float, rng: np.random.Genera
     cdf = np.cumsum(e / e.sum())
     i = int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right"))  # inverse CDF
     return min(i, x.size - 1)
+    # END SOLUTION
 
 
 def sample_top_k(logits: Tensor, k: int, temperature: float, rng: np.random.Generator) -> int:
-    """Keep only the k largest logits (ties: lower index first), then sample_temperature."""
+    """Keep only the k largest logits, then sample with `sample_temperature`.
+
+    Exactly k indices survive: when several logits tie at the cut, the lower indices are
+    kept. k ≤ 0 or k ≥ V means no filtering.
+
+    Args:
+        logits: shape [V]; not modified.
+        k: how many indices may be drawn.
+        temperature: as in `sample_temperature` (≤ 0 → greedy).
+        rng: the only source of randomness.
+
+    Returns:
+        An int in [0, V), always one of the k kept indices.
+
+    Raises:
+        ValueError: if logits is empty, not 1-D, or holds NaN.
+    """
+    # BEGIN SOLUTION: copy the logits, set all but the k largest to -inf, sample the copy.
     x = _logits(logits)
     if 0 < k < x.size:
         order = np.argsort(-x, kind="stable")  # descending; a stable sort keeps ties in order
         x[order[k:]] = -np.inf
     return sample_temperature(x, temperature, rng)
+    # END SOLUTION
