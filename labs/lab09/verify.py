@@ -68,7 +68,21 @@ def check_extract(t: TestContext, name: tuple[str, str], output: str) -> None:
     )
 
 
-@lab.test("format_prompt：一轮对话", "format_prompt: one turn")
+@lab.test(
+    "format_prompt：一轮对话",
+    "format_prompt: one turn",
+    hint=[
+        (
+            "每条消息占两行：标签行 <|role|> 和内容行，最后再加上 <|assistant|> 这一行。",
+            "Each message is two lines, the <|role|> tag line and the content line; then an "
+            "<|assistant|> line.",
+        ),
+        (
+            "每个标签和每段内容后面都跟一个 \\n，包括结尾的 <|assistant|>。",
+            "Every tag and every content is followed by \\n, the final <|assistant|> included.",
+        ),
+    ],
+)
 def prompt_one_turn(t: TestContext) -> None:
     check_prompt(
         t,
@@ -82,7 +96,22 @@ def prompt_one_turn(t: TestContext) -> None:
 
 
 @lab.test(
-    "format_prompt：布局、顺序与 system 角色", "format_prompt: layout, order, the system role"
+    "format_prompt：布局、顺序与 system 角色",
+    "format_prompt: layout, order, the system role",
+    hint=[
+        (
+            "按给定顺序输出每条消息，不要把 system 挪到前面，也不要合并或跳过消息。",
+            "Emit the messages in the given order: do not move system first, merge or skip any.",
+        ),
+        (
+            "内容原样放进去：不要 strip()，也不要改换行。",
+            "Put the content in as it is: no strip(), no change to its newlines.",
+        ),
+        (
+            "messages 只读不改：元组和列表都按 (role, content) 两项来拆。",
+            "Only read messages: unpack each tuple or list as (role, content), never modify it.",
+        ),
+    ],
 )
 def prompt_layout(t: TestContext) -> None:
     three = [("user", "hi"), ("assistant", "hello"), ("user", "how are you")]
@@ -121,12 +150,41 @@ def prompt_layout(t: TestContext) -> None:
     )
 
 
-@lab.test("format_prompt：没有消息", "format_prompt: no messages")
+@lab.test(
+    "format_prompt：没有消息",
+    "format_prompt: no messages",
+    hint=[
+        (
+            "没有消息时，提示词只剩最后的 <|assistant|> 那一行。",
+            "With no messages, the prompt is just the final <|assistant|> line.",
+        ),
+        (
+            "不要把空列表当作错误：循环零次，照样追加结尾。",
+            "An empty list is not an error: the loop runs zero times and the ending is still "
+            "appended.",
+        ),
+    ],
+)
 def prompt_zero(t: TestContext) -> None:
     check_prompt(t, ('[] → "<|assistant|>\\n"', '[] → "<|assistant|>\\n"'), [])
 
 
-@lab.test("format_prompt：拒绝未知角色", "format_prompt: rejects unknown roles")
+@lab.test(
+    "format_prompt：拒绝未知角色",
+    "format_prompt: rejects unknown roles",
+    hint=[
+        (
+            '角色只能是 "system"、"user"、"assistant" 三个字符串之一，区分大小写。',
+            'A role is one of the strings "system", "user", "assistant", case-sensitive.',
+        ),
+        (
+            "先检查类型：不是 str 就 raise TypeError；再检查取值：不在三者之中就 raise "
+            "ValueError。",
+            "Check the type first (not a str → TypeError), then the value (not one of the "
+            "three → ValueError).",
+        ),
+    ],
+)
 def prompt_errors(t: TestContext) -> None:
     for role, zh, en in (
         ("bot", '"bot"', '"bot"'),
@@ -150,7 +208,21 @@ def prompt_errors(t: TestContext) -> None:
         )
 
 
-@lab.test("extract_response：C 课程的三个例子", "extract_response: the C course's three cases")
+@lab.test(
+    "extract_response：C 课程的三个例子",
+    "extract_response: the C course's three cases",
+    hint=[
+        (
+            "回复从最后一个 <|assistant|> 之后开始，到下一个标签为止，再去掉首尾空白。",
+            "The reply starts after the last <|assistant|>, runs to the next tag, and is stripped.",
+        ),
+        (
+            "用 rfind 找最后一个 <|assistant|>（find 找的是第一个）；没有时从开头开始。",
+            "Find the last <|assistant|> with rfind (find gives the first); without one, "
+            "start at 0.",
+        ),
+    ],
+)
 def extract_basic(t: TestContext) -> None:
     check_extract(
         t, ("没有标签：整段去掉首尾空白", "no tag: the whole text, stripped"), "   hello world   "
@@ -167,7 +239,25 @@ def extract_basic(t: TestContext) -> None:
     )
 
 
-@lab.test("extract_response：四个标签都会结束回复", "extract_response: every tag ends the reply")
+@lab.test(
+    "extract_response：四个标签都会结束回复",
+    "extract_response: every tag ends the reply",
+    hint=[
+        (
+            "四个标签（包括 <|end|> 和 <|system|>）都会结束回复，不只是 <|user|>。",
+            "All four tags end the reply, <|end|> and <|system|> included, not just <|user|>.",
+        ),
+        (
+            "对 CHAT_TAGS 里的每个标签从回复起点往后 find，取找到的位置中最小的那个。",
+            "find each tag of CHAT_TAGS from the reply's start, and take the smallest "
+            "position found.",
+        ),
+        (
+            "只匹配完整的标签：<|end 或 <|foo|> 这样的文字要保留。",
+            "Match whole tags only: text such as <|end or <|foo|> stays in the reply.",
+        ),
+    ],
+)
 def extract_every_tag(t: TestContext) -> None:
     check_extract(t, ("在 <|end|> 处停下", "stops at <|end|>"), "<|assistant|>\nreply<|end|>junk")
     check_extract(
@@ -195,7 +285,25 @@ def extract_every_tag(t: TestContext) -> None:
     )
 
 
-@lab.test("extract_response：空回复与空白", "extract_response: empty replies and whitespace")
+@lab.test(
+    "extract_response：空回复与空白",
+    "extract_response: empty replies and whitespace",
+    hint=[
+        (
+            "回复可能是空的：起点与终点相同时返回空串，不要报错。",
+            "A reply may be empty: when start and end meet, return an empty string, do not raise.",
+        ),
+        (
+            '用 .strip() 去掉首尾的空格、制表符和 \\r\\n；.strip("\\n") 只去掉换行。',
+            'Use .strip() to remove spaces, tabs and \\r\\n at both ends; .strip("\\n") removes '
+            "only newlines.",
+        ),
+        (
+            "只去首尾：回复内部的空行和空格要保留。",
+            "Strip the ends only: blank lines and spaces inside the reply stay.",
+        ),
+    ],
+)
 def extract_whitespace(t: TestContext) -> None:
     check_extract(
         t,
@@ -237,6 +345,16 @@ def random_text(rng: np.random.Generator, longest: int) -> str:
     "性质：随机内容经过 format → extract 还原",
     "property: random contents survive format → extract",
     requires=[prompt_one_turn, extract_basic],
+    hint=[
+        (
+            "随机内容里有 <|、|>、\\r\\n 这样的片段，但从不组成完整的标签。",
+            "The random contents hold pieces such as <|, |> and \\r\\n, but never a whole tag.",
+        ),
+        (
+            "看报告里第一个失败的输入：通常是前面某个单项测试的同一个原因。",
+            "Look at the first failing input in the report: usually the cause of an earlier test.",
+        ),
+    ],
 )
 def roundtrip_property(t: TestContext) -> None:
     rng = t.rng(909)
