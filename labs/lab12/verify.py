@@ -159,7 +159,25 @@ def merges(t: TestContext, cases: list[tuple[str, str, Sequence[int], Pair, list
     changed.report(t)
 
 
-@lab.test("bpe_count_pairs：最常见的相邻对", "bpe_count_pairs: the most frequent adjacent pair")
+@lab.test(
+    "bpe_count_pairs：最常见的相邻对",
+    "bpe_count_pairs: the most frequent adjacent pair",
+    hint=[
+        (
+            "数一遍所有相邻对 (tokens[i], tokens[i + 1])，返回出现最多的那一对和它的次数。",
+            "Count every adjacent pair (tokens[i], tokens[i + 1]) and return the most "
+            "frequent one with its count.",
+        ),
+        (
+            "返回形如 ((first, second), count) 的元组，三个都是 int。",
+            "Return a tuple shaped ((first, second), count), all three ints.",
+        ),
+        (
+            "用一个 dict（或 collections.Counter）计数，只读 tokens，不要改动它。",
+            "Count with a dict (or collections.Counter), and only read tokens, never change it.",
+        ),
+    ],
+)
 def count_basic(t: TestContext) -> None:
     counts(
         t,
@@ -181,7 +199,21 @@ def count_basic(t: TestContext) -> None:
     )
 
 
-@lab.test("bpe_count_pairs：返回 None 的情况", "bpe_count_pairs: when the answer is None")
+@lab.test(
+    "bpe_count_pairs：返回 None 的情况",
+    "bpe_count_pairs: when the answer is None",
+    hint=[
+        (
+            "最多的一对只出现一次时，合并没有好处：返回 None。",
+            "When the top pair occurs only once, merging gains nothing: return None.",
+        ),
+        (
+            "少于 2 个 id 时没有相邻对；最大次数 < 2 时也返回 None，不要报错。",
+            "Fewer than 2 ids have no pairs; a top count below 2 also returns None, never an "
+            "error.",
+        ),
+    ],
+)
 def count_none(t: TestContext) -> None:
     counts(
         t,
@@ -205,7 +237,22 @@ def count_none(t: TestContext) -> None:
     )
 
 
-@lab.test("bpe_count_pairs：并列时取先出现的对", "bpe_count_pairs: ties go to the pair seen first")
+@lab.test(
+    "bpe_count_pairs：并列时取先出现的对",
+    "bpe_count_pairs: ties go to the pair seen first",
+    hint=[
+        (
+            "次数相同时，取在序列里最先出现的那一对，而不是数值更小或最先数满的那一对。",
+            "On a tie, take the pair that first appears in the sequence, not the smaller one "
+            "or the one counted up first.",
+        ),
+        (
+            "dict 按第一次插入的顺序保存键；按这个顺序找最大值，只在严格更大时才替换。",
+            "A dict keeps keys in first-insertion order; scan in that order and replace only "
+            "on a strictly larger count.",
+        ),
+    ],
+)
 def count_ties(t: TestContext) -> None:
     counts(
         t,
@@ -232,7 +279,20 @@ def count_ties(t: TestContext) -> None:
     )
 
 
-@lab.test("bpe_count_pairs：重叠的对也要数", "bpe_count_pairs: overlapping pairs count")
+@lab.test(
+    "bpe_count_pairs：重叠的对也要数",
+    "bpe_count_pairs: overlapping pairs count",
+    hint=[
+        (
+            '数的时候每个位置 i 都要看："aaa" 里 (a, a) 出现 2 次。',
+            'Counting looks at every position i: (a, a) occurs twice in "aaa".',
+        ),
+        (
+            "计数时不要跳过刚数过的对，步长是 1；不重叠只是合并时的规则。",
+            "Do not skip past a counted pair: step by 1; no-overlap is a rule of merging only.",
+        ),
+    ],
+)
 def count_overlap(t: TestContext) -> None:
     counts(
         t,
@@ -244,7 +304,24 @@ def count_overlap(t: TestContext) -> None:
     )
 
 
-@lab.test("bpe_apply_merge：替换每一处", "bpe_apply_merge: replaces every occurrence")
+@lab.test(
+    "bpe_apply_merge：替换每一处",
+    "bpe_apply_merge: replaces every occurrence",
+    hint=[
+        (
+            "从左往右扫描：遇到这一对就写入 new_id 并跳过 2 个，否则照抄 1 个。",
+            "Scan left to right: at the pair write new_id and skip 2, otherwise copy 1.",
+        ),
+        (
+            "注意边界：最后一对也要替换，末尾落单的 id 也要照抄。",
+            "Mind the end: the last pair is replaced too, and a trailing unpaired id is copied.",
+        ),
+        (
+            "顺序有关：(1, 2) 不匹配 2, 1；并且返回一个新列表。",
+            "Order matters: (1, 2) does not match 2, 1; and return a new list.",
+        ),
+    ],
+)
 def merge_basic(t: TestContext) -> None:
     merges(
         t,
@@ -291,6 +368,16 @@ def merge_basic(t: TestContext) -> None:
 @lab.test(
     "bpe_apply_merge：连续重复从左往右、不重叠",
     "bpe_apply_merge: runs merge left to right, without overlap",
+    hint=[
+        (
+            '连续重复时从左往右、不重叠："aaa" 合并 (a, a) 得到 [new, a]。',
+            'Runs merge left to right without overlap: "aaa" with (a, a) gives [new, a].',
+        ),
+        (
+            "替换之后跳过两个位置（i += 2），不要只前进一个，也不要回头再看。",
+            "After a replacement advance two positions (i += 2), not one, and never look back.",
+        ),
+    ],
 )
 def merge_overlap(t: TestContext) -> None:
     a = 97
@@ -311,7 +398,20 @@ def merge_overlap(t: TestContext) -> None:
     )
 
 
-@lab.test("bpe_apply_merge：空序列、单个 id、元组输入", "bpe_apply_merge: empty, one id, a tuple")
+@lab.test(
+    "bpe_apply_merge：空序列、单个 id、元组输入",
+    "bpe_apply_merge: empty, one id, a tuple",
+    hint=[
+        (
+            "空序列和只有一个 id 时直接返回（副本）；不要读 tokens[i + 1] 越界。",
+            "An empty or one-id sequence comes back as it is (a copy); never read past the end.",
+        ),
+        (
+            "tokens 也可能是元组：只用下标和 len() 读取，返回 list。",
+            "tokens may be a tuple: read it by index and len() only, and return a list.",
+        ),
+    ],
+)
 def merge_edges(t: TestContext) -> None:
     merges(
         t,
@@ -408,6 +508,18 @@ def check_loop(t: TestContext, text: str, n: int, what: Text) -> None:
     "小型 BPE 训练：与框架逐次一致",
     "mini BPE training: merge for merge like the framework",
     requires=[count_basic, merge_basic],
+    hint=[
+        (
+            "训练循环就是反复 bpe_count_pairs 再 bpe_apply_merge，每次的 new_id 依次加 1。",
+            "The loop repeats bpe_count_pairs then bpe_apply_merge, with new_id one higher "
+            "each time.",
+        ),
+        (
+            "报告会指出第一步出错的函数：先让它的单项测试（并列、重叠）通过。",
+            "The report names the first step that goes wrong: make that function's tie and "
+            "overlap tests pass first.",
+        ),
+    ],
 )
 def loop_matches_framework(t: TestContext) -> None:
     c_text = Text('"ababab ababab cdcd ef ef"，最多 50 次', '"ababab ababab cdcd ef ef", up to 50')
