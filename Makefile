@@ -5,6 +5,7 @@
 #   make train            train the default chat model (minutes; writes minillm-default.*)
 #   make handouts         rewrite the TASK.md output blocks from real grader runs
 #   make stubs            write labs/*/student.py and .stub.py from solutions/ (the markers)
+#   make model            rebuild the shipped chat model in framework/data (deterministic)
 
 PYTHON ?= python3
 VENV   := .venv
@@ -13,7 +14,7 @@ STAMP  := $(VENV)/.installed
 LAB    ?= lab04
 LINTED := framework grader tests bench labs solutions
 
-.PHONY: setup test check lint typecheck pytest bench handouts stubs train clean
+.PHONY: setup test check lint typecheck pytest bench handouts stubs train model clean
 
 setup: $(STAMP)
 	@:
@@ -59,6 +60,10 @@ handouts: $(STAMP)
 
 stubs: $(STAMP)
 	$(BIN)/python -m grader.stubs
+
+# One BLAS thread: on a shared machine more threads spin instead of working.
+model: $(STAMP)
+	OPENBLAS_NUM_THREADS=1 $(BIN)/python -m framework.shipped_train --out framework/data
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

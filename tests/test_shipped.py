@@ -1,0 +1,173 @@
+"""The course's shipped chat model: it loads, it answers, and it refuses a foreign vocabulary.
+
+Also the recipe that makes it (`framework.shipped_train`), on small inputs.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from framework.bpe_tokenizer import BPETokenizer
+from framework.chat import END_TAG, format_prompt
+from framework.config import ModelConfig, tiny_config
+from framework.corpus import Dialogue, Question
+from framework.model import GPTModel, init_weights, model_save
+from framework.shipped import (
+    DATA_DIR,
+    MODEL_FILE,
+    VOCAB_FILE,
+    CheckpointError,
+    load_checkpoint,
+    load_shipped,
+    meta_path,
+    read_meta,
+    save_checkpoint,
+)
+from framework.shipped_train import (
+    DialogueLoader,
+    bpe_text,
+    chat_reply,
+    dialogue_text,
+    encode_stream,
+    exact_match,
+)
+
+
+@pytest.fixture(scope="module")
+def shipped() -> tuple[GPTModel, BPETokenizer]:
+    return load_shipped()
+
+
+@pytest.fixture
+def copy(tmp_path: Path) -> Path:
+    """A copy of framework/data in tmp_path; returns the model file's path."""
+    for f in DATA_DIR.iterdir():
+        shutil.copyfile(f, tmp_path / f.name)
+    return tmp_path / MODEL_FILE.name
+
+
+def test_the_shipped_files_are_small_and_belong_together(
+    shipped: tuple[GPTModel, BPETokenizer],
+) -> None:
+    model, tok = shipped
+    assert MODEL_FILE.stat().st_size + VOCAB_FILE.stat().st_size <= 4 * 1024 * 1024
+    assert model.config.vocab_size == tok.vocab_size
+    meta = read_meta(MODEL_FILE)
+    assert meta["vocab_fingerprint"] == tok.fingerprint()
+    assert 300 <= len(tok.merges) <= 2000
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("你好", "你好！有什么可以帮你？"),
+        ("hello", "Hello! How can I help you?"),
+        ("1+2=?", "1 + 2 = 3"),
+        ("三加四等于几", "3 + 4 = 7"),
+        ("what is 5 plus 3", "5 + 3 = 8"),
+        ("7-2=?", "7 - 2 = 5"),
+    ],
+)
+@pytest.mark.parametrize("open_layout", [True, False], ids=["lab13-prompt", "closed-prompt"])
+def test_the_shipped_model_answers_greetings_and_small_sums(
+    shipped: tuple[GPTModel, BPETokenizer], question: str, answer: str, open_layout: bool
+) -> None:
+    model, tok = shipped
+    assert chat_reply(model, tok, question, open_layout) == answer
+
+
+def test_the_recorded_scores_are_the_models(shipped: tuple[GPTModel, BPETokenizer]) -> None:
+    model, tok = shipped
+    meta = read_meta(MODEL_FILE)
+    assert meta["heldout_exact_match_lab13_layout"]["all"] >= 0.8
+    assert meta["samples"]["1+2=?"] == chat_reply(model, tok, "1+2=?", True)
+    right = Question("2+2=?", "2 + 2 = 4", "en", 2, "+", 2)
+    wrong = Question("2+2=?", "2 + 2 = 5", "en", 2, "+", 2)
+    assert exact_match(model, tok, [right, wrong], True) == {"all": 0.5, "en": 0.5}
+
+
+def test_a_foreign_vocabulary_is_refused(copy: Path) -> None:
+    other = BPETokenizer.train("ab ab ab cd cd", 3)
+    other.save(copy.parent / "other.json")
+    with pytest.raises(CheckpointError, match=r"is not the vocabulary .* was trained with"):
+        load_checkpoint(copy, copy.parent / "other.json")
+    _, tok = load_checkpoint(copy)  # the sidecar's own vocabulary
+    assert tok == load_shipped()[1]
+
+
+def test_weights_replaced_without_their_sidecar_are_refused(copy: Path) -> None:
+    model, _ = load_checkpoint(copy)
+    init_weights(model, seed=1)
+    model_save(model, copy)
+    with pytest.raises(CheckpointError, match="describes other weights"):
+        load_checkpoint(copy)
+
+
+def test_a_missing_or_foreign_sidecar_is_refused(copy: Path) -> None:
+    meta = meta_path(copy)
+    doc = json.loads(meta.read_text(encoding="utf-8"))
+    meta.write_text(json.dumps({**doc, "format": "something-else"}), encoding="utf-8")
+    with pytest.raises(CheckpointError, match="not a minillm-checkpoint sidecar"):
+        load_checkpoint(copy)
+    meta.unlink()
+    with pytest.raises(CheckpointError, match="has no sidecar"):
+        load_checkpoint(copy)
+
+
+def test_save_checkpoint_round_trips_and_refuses_mismatched_sizes(tmp_path: Path) -> None:
+    tok = BPETokenizer.train("hello hello world world", 4)
+    model = GPTModel(tiny_config())
+    with pytest.raises(CheckpointError, match="260 ids, the tokenizer 268"):
+        save_checkpoint(model, tok, tmp_path / "m.bin", tmp_path / "v.json")
+    model = GPTModel(ModelConfig(268, 32, 2, 2, 128, 64))
+    init_weights(model, seed=3)
+    save_checkpoint(model, tok, tmp_path / "m.bin", tmp_path / "v.json", {"note": "x"})
+    back, tok_back = load_checkpoint(tmp_path / "m.bin")
+    assert tok_back == tok and read_meta(tmp_path / "m.bin")["note"] == "x"
+    assert np.array_equal(back.forward([2, 5]).numpy(), model.forward([2, 5]).numpy())
+
+
+# -- the recipe -----------------------------------------------------------------------------
+SUM = Dialogue((("user", "1+12=?"), ("assistant", "1 + 12 = 13")), "arithmetic")
+HELLO = Dialogue((("system", "Be brief."), ("user", "hi"), ("assistant", "Hello!")), "greeting")
+
+
+def test_bpe_text_has_no_digit_and_no_newline() -> None:
+    text = bpe_text([SUM, HELLO])
+    assert not any(ch.isdigit() or ch == "\n" for ch in text)
+    tok = BPETokenizer.train(text * 20, 30)
+    pieces = tok.pieces(tok.encode("12 + 34 = 46\n"))
+    assert [p for p in pieces if any(ch.isdigit() for ch in p)] == list("123446")
+
+
+def test_dialogue_text_in_both_layouts() -> None:
+    assert dialogue_text(HELLO, open_layout=False) == (
+        "<|system|>\nBe brief.\n<|end|>\n<|user|>\nhi\n<|end|>\n<|assistant|>\nHello!\n<|end|>\n"
+    )
+    opened = dialogue_text(HELLO, open_layout=True)
+    assert opened == format_prompt(HELLO.messages[:-1]) + "Hello!\n" + END_TAG + "\n"
+
+
+def test_encode_stream_starts_dialogues_with_bos_and_joins_some() -> None:
+    tok = BPETokenizer()
+    dialogues = [SUM, HELLO] * 20
+    ids, starts = encode_stream(dialogues, tok, seed=0, p_open=0.5, p_join=0.5)
+    assert (ids[starts] == tok.bos_id).all() and (ids == tok.bos_id).sum() == starts.size
+    assert 20 < starts.size < 40  # HELLO (with a system message) always starts anew
+    again, _ = encode_stream(dialogues, tok, seed=0, p_open=0.5, p_join=0.5)
+    assert np.array_equal(ids, again)
+    text = tok.decode(ids.tolist(), keep_tags=True)
+    assert "?\n<|end|>\n<|assistant|>" in text and "?\n<|assistant|>" in text
+
+
+def test_dialogue_loader_windows_start_at_the_given_positions() -> None:
+    tokens = np.arange(100)
+    loader = DialogueLoader(tokens, batch_size=8, seq_len=10, seed=0, starts=np.array([3, 50, 95]))
+    for _ in range(5):
+        x, y = loader.next_batch()
+        assert set(x[:, 0].tolist()) <= {3, 50} and (y == x + 1).all()
