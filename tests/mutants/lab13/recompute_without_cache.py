@@ -1,0 +1,37 @@
+"""Mutant: no KV cache: every step runs the whole sequence again (right, but slow)."""
+
+# fails: one_turn_cache
+
+import numpy as np
+
+from framework.bpe_tokenizer import BPETokenizer
+from framework.chat import END_TAG
+from framework.kv_cache import KVCache
+from framework.model import GPTModel
+from framework.sampling import sample_top_k
+
+
+def chat_one_turn(
+    model: GPTModel,
+    tok: BPETokenizer,
+    user_input: str,
+    max_new_tokens: int,
+    rng: np.random.Generator,
+    temperature: float = 0.0,
+    top_k: int = 0,
+) -> str:
+    c = model.config
+    if not isinstance(max_new_tokens, int) or not 0 <= max_new_tokens < c.max_seq_len:
+        raise ValueError(f"max_new_tokens must be in [0, {c.max_seq_len}), got {max_new_tokens}")
+    ids = chat_tokenize(tok, user_input)[-(c.max_seq_len - max_new_tokens) :]
+    known = np.zeros(c.vocab_size, dtype=bool)
+    known[[i for i in tok.known_ids() if i < c.vocab_size]] = True
+    stop = {tok.eos_id, tok.token_id(END_TAG)}
+    reply: list[int] = []
+    for _ in range(max_new_tokens):
+        logits = model.forward(ids + reply).numpy()[-1]
+        next_id = sample_top_k(np.where(known, logits, -np.inf), top_k, temperature, rng)
+        if next_id in stop:
+            break
+        reply.append(next_id)
+    return chat_decode(tok, reply).strip()
