@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import math
 import time
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 if TYPE_CHECKING:
+    from framework.corpus import Corpus
     from framework.evaluate import ExactMatch
 
-__all__ = ["eval_command", "score_lines"]
+__all__ = ["course_corpus", "eval_command", "score_lines"]
 
 
 @click.command("eval")
@@ -43,7 +45,7 @@ def eval_command(model_path: Path, show: int, threads: int) -> None:
     import numpy as np
 
     from framework.blas import set_blas_threads
-    from framework.corpus import build_corpus, encode_dialogues
+    from framework.corpus import encode_dialogues
     from framework.model import model_load
     from framework.tokenizer import ByteTokenizer
     from framework.train import evaluate_loss
@@ -59,7 +61,7 @@ def eval_command(model_path: Path, show: int, threads: int) -> None:
             f"{model_path} has vocab {model.config.vocab_size}; the course's corpus is "
             f"byte-level (vocab {tok.vocab_size})"
         )
-    corpus = build_corpus()
+    corpus = course_corpus()
     tick = time.perf_counter()
     seq = min(128, model.config.max_seq_len)
     val_ids = encode_dialogues(corpus.val, tok)
@@ -72,6 +74,14 @@ def eval_command(model_path: Path, show: int, threads: int) -> None:
         for question, want, got in score.failures[:show]:
             click.echo(f"      ✗ {question!r}: expected {want!r}, got {got!r}")
     click.echo(f"  ({time.perf_counter() - tick:.1f}s)")
+
+
+@cache
+def course_corpus() -> Corpus:
+    """The course's corpus (`build_corpus()` with its defaults), built once per process."""
+    from framework.corpus import build_corpus
+
+    return build_corpus()
 
 
 def score_lines(model: Any, tok: Any, corpus: Any) -> list[tuple[str, ExactMatch]]:

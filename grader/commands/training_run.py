@@ -28,7 +28,7 @@ from rich.progress import (
 )
 
 from framework.config import default_config, medium_config, tiny_config
-from framework.corpus import build_corpus, encode_dialogues
+from framework.corpus import encode_dialogues
 from framework.dataloader import WindowLoader
 from framework.model import GPTModel, init_weights, model_load, model_save
 from framework.optimizer import AdamW
@@ -36,7 +36,7 @@ from framework.tokenizer import ByteTokenizer
 from framework.train import JsonlLog, TrainConfig, TrainResult, load_state, save_state, state_path
 from framework.train import Progress as Step
 from framework.train import train as train_loop
-from grader.commands.eval import score_lines
+from grader.commands.eval import course_corpus, score_lines
 from grader.commands.train import plot_log, sparkline
 
 __all__ = ["MODEL_CONFIGS", "TrainingRun"]
@@ -115,7 +115,7 @@ class TrainingRun:
     def __init__(self, preset: str, config: TrainConfig, out: Path, resume: Path | None):
         self.preset, self.config, self.out = preset, config, out
         self.tok = ByteTokenizer()
-        corpus = build_corpus()
+        corpus = course_corpus()
         self.corpus = corpus
         self.train_ids = encode_dialogues(corpus.train, self.tok)
         self.val_ids = encode_dialogues(corpus.val, self.tok)
