@@ -3,9 +3,10 @@
 Each question becomes the prompt a chat with the model starts with (BOS, then
 `format_chat_prompt`: ``"<|user|>\\n" + question + "\\n<|end|>\\n<|assistant|>\\n"``, the
 layout of the training dialogues); the model continues it greedily
-(always the most likely next token) until it writes ``<|end|>`` or runs out of room, and
-its reply is the text before the first tag, stripped. A reply counts only if it equals
-the canonical answer exactly: ``3 + 4 = 7``, not ``7``, not ``3 + 4 = 7.``.
+(always the most likely next token) until it writes ``<|end|>`` or ends its first line,
+and its reply is that line up to the first tag, stripped (every canonical answer is one
+line, so nothing after it could make a reply right). A reply counts only if it equals the
+canonical answer exactly: ``3 + 4 = 7``, not ``7``, not ``3 + 4 = 7.``.
 
 Prompts of the same length are decoded together, as one batch through
 `forward_batch`: a few dozen forward passes answer a hundred questions. Deliberately not
@@ -38,11 +39,21 @@ def prompt_text(question: str, system: str | None = None) -> str:
     return format_chat_prompt(messages)
 
 
+def _first_line(text: str) -> str:
+    """The reply's first line: every canonical answer is one line."""
+    return text.lstrip().split("\n", 1)[0]
+
+
+def _finished(text: str) -> bool:
+    """True once the reply has ended (a tag) or its first line has (a newline)."""
+    return END_TAG in text or "\n" in text.lstrip()
+
+
 def greedy_replies(
     model: Trainable,
     tok: Tokenizer,
     questions: Sequence[str],
-    max_new_tokens: int = 32,
+    max_new_tokens: int = 24,
     max_seq_len: int = 128,
 ) -> list[str]:
     """The model's greedy reply to each question (see the module docstring).
@@ -70,11 +81,11 @@ def greedy_replies(
             nxt = model.forward_batch(ids)[:, -1].argmax(axis=-1)  # (b,)
             ids = np.concatenate([ids, nxt[:, None]], axis=1)  # (b, L + k)
             texts = [tok.decode(row[length:].tolist()) for row in ids]
-            done |= np.array([END_TAG in t for t in texts])
+            done |= np.array([_finished(t) for t in texts])
             if done.all():
                 break
         for i, row in zip(members, ids, strict=True):
-            replies[i] = extract_response(tok.decode(row[length:].tolist()))
+            replies[i] = extract_response(_first_line(tok.decode(row[length:].tolist())))
     return replies
 
 
