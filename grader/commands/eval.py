@@ -63,7 +63,7 @@ def eval_command(model_path: Path, show: int, threads: int) -> None:
         )
     corpus = course_corpus()
     tick = time.perf_counter()
-    seq = min(128, model.config.max_seq_len)
+    seq = _window(model.config)
     val_ids = encode_dialogues(corpus.val, tok)
     starts = np.flatnonzero(val_ids == tok.bos_id)  # windows open where dialogues do
     val = evaluate_loss(model, val_ids, 16, seq, max_batches=50, starts=starts)
@@ -74,6 +74,17 @@ def eval_command(model_path: Path, show: int, threads: int) -> None:
         for question, want, got in score.failures[:show]:
             click.echo(f"      ✗ {question!r}: expected {want!r}, got {got!r}")
     click.echo(f"  ({time.perf_counter() - tick:.1f}s)")
+
+
+def _window(config: Any) -> int:
+    """The window length of the preset that trained a model of this size (else 96)."""
+    from framework.train import PRESETS
+    from grader.commands.training_run import MODEL_CONFIGS
+
+    for name, make in MODEL_CONFIGS.items():
+        if make() == config:
+            return min(PRESETS[name].seq_len, int(config.max_seq_len))
+    return min(96, int(config.max_seq_len))
 
 
 @cache
