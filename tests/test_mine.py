@@ -32,14 +32,14 @@ from framework.model import GPTModel, init_weights, model_save
 from framework.module import array_of
 from framework.serving import ChatEngine, ReplySettings
 from framework.tensor import as_tensor
-from grader.labs import all_labs
+from grader.labs import LabInfo, all_labs
 from grader.mine.check import run_check
 from grader.mine.check_model import compare_model, references
 from grader.mine.choose import Selection, lab_verdicts, select_pieces
 from grader.mine.decode import generate_with
 from grader.mine.engine import MineEngine, generate_mine, serving_functions
 from grader.mine.forward import PiecewiseModel
-from grader.mine.load import is_stub, load_lab_module
+from grader.mine.load import is_stub, load_lab_module, read_lab_file
 from grader.mine.pieces import PieceError, Pieces, guard
 from grader.mine.tokenize import MineTokenizer
 from grader.mutants import compose, parse_mutant
@@ -237,9 +237,19 @@ def test_with_every_solution_check_finds_no_difference(solved: Path, engine: Cha
 
 
 # -- a mix of finished, unfinished and wrong labs ---------------------------------------
-def test_the_table_says_whose_code_runs_and_why(mixed: Path, engine: ChatEngine) -> None:
+def test_the_table_says_whose_code_runs_and_why(
+    mixed: Path, engine: ChatEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
     lab04 = lab_verdicts(i for i in all_labs() if i.id == "lab04")["lab04"]
+    imported: list[str] = []
+
+    def load(info: Any) -> Any:
+        imported.append(info.id)
+        return load_lab_module(info)
+
+    monkeypatch.setattr("grader.mine.choose.load_lab_module", load)
     rows = _rows(select_pieces("serve", engine.model, engine.tokenizer))
+    assert sorted(imported) == ["lab09", "lab12"]  # only the code that is to run is imported
     passed, total = lab04.tests_passed, lab04.tests_total
     assert 0 < passed < total
     for key in ("scores", "mask", "softmax"):
@@ -483,16 +493,33 @@ def test_stubs_are_told_from_written_functions() -> None:
     lab04 = next(i for i in all_labs(ROOT) if i.id == "lab04")
     stub = load_lab_module(lab04)
     assert stub.module is not None and is_stub(stub.function("softmax"))
-    solution = load_lab_module(type(lab04)("lab04", lab04.solution.parent))
+    solution = load_lab_module(LabInfo("lab04", lab04.solution.parent))
     assert solution.module is not None and not is_stub(solution.function("softmax"))
+    names = ("attention_scores", "apply_mask", "softmax")
+    assert read_lab_file(lab04).stubs(names) == list(names)
+    assert read_lab_file(LabInfo("lab04", lab04.solution.parent)).stubs(names) == []
+
+
+def test_a_file_is_read_without_running_it(tmp_path: Path) -> None:
+    folder = tmp_path / "lab04"
+    folder.mkdir()
+    (folder / "student.py").write_text(
+        "import sys\nsys.exit(3)\nfrom x import softmax\nscale = 2\n"
+        "def apply_mask(s, m):\n    raise NotImplementedError('lab04: implement apply_mask')\n",
+        encoding="utf-8",
+    )
+    found = read_lab_file(LabInfo("lab04", folder))
+    assert found.written == {"sys": True, "softmax": True, "scale": True, "apply_mask": False}
+    assert found.missing(("softmax", "attention_scores")) == ["attention_scores"]
 
 
 def test_a_student_file_that_does_not_import_is_reported(tmp_path: Path) -> None:
     folder = tmp_path / "lab04"
     folder.mkdir()
     (folder / "student.py").write_text("def softmax(x):\n    return (\n", encoding="utf-8")
-    loaded = load_lab_module(type(all_labs(ROOT)[0])("lab04", folder))
+    loaded = load_lab_module(LabInfo("lab04", folder))
     assert loaded.module is None and loaded.error.startswith("SyntaxError: ")
+    assert read_lab_file(LabInfo("lab04", folder)).error.startswith("SyntaxError: ")
 
 
 # -- the command line ------------------------------------------------------------------

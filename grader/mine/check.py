@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TextIO
+from typing import Any, TextIO
 
 from framework.bpe_tokenizer import BPETokenizer
 from framework.serving import ChatEngine, ReplySettings
@@ -21,9 +21,9 @@ from grader.i18n import Lang, Text, tr
 from grader.labs import all_labs
 from grader.mine.check_model import Outcome, Reference, compare_model, compare_sampling, references
 from grader.mine.check_text import compare_bpe, compare_format, compare_http
-from grader.mine.choose import _not_ready, student_functions
+from grader.mine.choose import imported_functions, not_ready
 from grader.mine.engine import MineEngine
-from grader.mine.load import load_lab_module
+from grader.mine.load import load_lab_module, read_lab_file
 from grader.mine.pieces import CATALOGUE, MODEL_PIECES, PieceError, PieceInfo, Pieces
 
 __all__ = ["PROMPTS", "CheckReport", "CheckRow", "print_check", "run_check"]
@@ -126,7 +126,9 @@ def run_check(engine: ChatEngine, progress: Callable[[str], object] | None = Non
         progress: told the name of each piece as its comparison starts.
     """
     infos = {info.id: info for info in all_labs()}
-    loaded = {lab: load_lab_module(infos[lab]) for lab in {p.lab for p in CATALOGUE} & set(infos)}
+    labs = {p.lab for p in CATALOGUE} & set(infos)
+    files = {lab: read_lab_file(infos[lab]) for lab in labs}
+    loaded = {lab: load_lab_module(infos[lab]) for lab in labs if not files[lab].error}
     cached: list[Reference] = []
 
     def refs() -> list[Reference]:
@@ -139,14 +141,15 @@ def run_check(engine: ChatEngine, progress: Callable[[str], object] | None = Non
         if piece.key == "bpe" and not isinstance(engine.tokenizer, BPETokenizer):
             report.rows.append(CheckRow(piece, "n/a", tr("模型用字节 Tokenizer", "byte tokenizer")))
             continue
-        lab = loaded.get(piece.lab)
-        why = _not_ready(piece, lab, None)
-        if why is not None or lab is None:
-            report.rows.append(CheckRow(piece, "not written", why or tr("", "")))
+        why = not_ready(piece, files.get(piece.lab), None)
+        functions: dict[str, Any] = {}
+        if why is None:
+            functions, why = imported_functions(piece, loaded[piece.lab])
+        if why is not None:
+            report.rows.append(CheckRow(piece, "not written", why))
             continue
         if progress is not None:
             progress(piece.title.en)
-        functions = student_functions(piece, lab)
         alone = Pieces().with_piece(piece.key, functions)
         outcome = _run(partial(_compare, piece, alone, engine, refs))
         report.rows.append(CheckRow(piece, outcome.status, outcome.detail))

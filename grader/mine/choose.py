@@ -2,8 +2,9 @@
 
 For each piece of `CATALOGUE` that the command uses, in order:
 
-1. the lab must be in the course, its ``student.py`` must import, and every function of
-   the piece must be there and written (no ``raise NotImplementedError`` left);
+1. the lab must be in the course, and every function of the piece must be in its
+   ``student.py`` and written (no ``raise NotImplementedError`` left): read from the file,
+   which is imported only when its code is to run;
 2. the lab's checks must all pass: the verdicts of `minillm status`
    (`grader.progress`, remembered per file content, so usually nothing runs again);
 3. a short timing probe must find it fast enough to chat with (`grader.mine.probe`).
@@ -17,18 +18,27 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from framework.bpe_tokenizer import BPETokenizer
 from framework.model import GPTModel
 from grader.i18n import Text, tr
 from grader.labs import LabInfo, all_labs
-from grader.mine.load import LoadedLab, is_stub, load_lab_module
+from grader.mine.load import LabFile, LoadedLab, load_lab_module, read_lab_file
 from grader.mine.pieces import CATALOGUE, PieceInfo, Pieces, guard
 from grader.mine.probe import SLOW_SECONDS, ProbeResult, probe_piece
 from grader.progress import LabProgress
 
-__all__ = ["Choice", "Selection", "lab_verdicts", "select_pieces", "student_functions"]
+__all__ = [
+    "Choice",
+    "Selection",
+    "imported_functions",
+    "lab_verdicts",
+    "not_ready",
+    "select_pieces",
+    "student_functions",
+]
 
 
 @dataclass
@@ -81,21 +91,38 @@ def _applies(piece: PieceInfo, command: str, tok: Any) -> Text | None:
     return None
 
 
-def _not_ready(piece: PieceInfo, lab: LoadedLab | None, verdict: LabProgress | None) -> Text | None:
-    """Why the student's code cannot run this piece at all (step 1), or None."""
-    if lab is None:
+def not_ready(piece: PieceInfo, file: LabFile | None, verdict: LabProgress | None) -> Text | None:
+    """Why the student's code cannot run this piece at all (step 1), or None.
+
+    Read from the file without running it.
+    """
+    if file is None:
         return tr(f"课程里还没有 {piece.lab}", f"{piece.lab} is not in this course yet")
-    if lab.module is None:
-        return tr(f"student.py 无法导入：{lab.error}", f"student.py does not import: {lab.error}")
-    missing = [n for n in piece.functions if lab.function(n) is None]
+    if file.error:
+        return tr(f"student.py 无法导入：{file.error}", f"student.py does not import: {file.error}")
+    missing = file.missing(piece.functions)
     if missing:
         names = ", ".join(missing)
         return tr(f"student.py 里没有 {names}", f"{names} missing from student.py")
-    stubs = [n for n in piece.functions if is_stub(lab.function(n))]
+    stubs = file.stubs(piece.functions)
     if stubs or (verdict is not None and verdict.todo):
         names = ", ".join(stubs) or piece.lab
         return tr(f"{names} 还没写", f"{names} not written yet")
     return None
+
+
+def imported_functions(piece: PieceInfo, lab: LoadedLab) -> tuple[dict[str, Any], Text | None]:
+    """The piece's guarded functions from the imported module, or why there are none."""
+    if lab.module is None:
+        return {}, tr(
+            f"student.py 无法导入：{lab.error}", f"student.py does not import: {lab.error}"
+        )
+    functions = student_functions(piece, lab)
+    missing = [n for n in piece.functions if n not in functions]
+    if missing:
+        names = ", ".join(missing)
+        return {}, tr(f"{names} 不是函数", f"{names} is not a function")
+    return functions, None
 
 
 def _passing(piece: PieceInfo, verdict: LabProgress | None) -> tuple[bool, Text]:
@@ -126,20 +153,24 @@ def _timing(probe: ProbeResult, piece: PieceInfo, budget: float) -> Text:
 
 def _decide(
     piece: PieceInfo,
-    lab: LoadedLab | None,
+    file: LabFile | None,
+    load: Callable[[], LoadedLab],
     verdict: LabProgress | None,
     force: bool,
     probe: Callable[[Pieces], ProbeResult] | None,
     budget: float,
 ) -> tuple[Choice, dict[str, Any]]:
     """The row for one piece, and the student's functions when they are to run."""
-    why = _not_ready(piece, lab, verdict)
-    if why is not None or lab is None:
-        return Choice(piece, "framework", why or tr("", "")), {}
+    why = not_ready(piece, file, verdict)
+    if why is not None:
+        return Choice(piece, "framework", why), {}
     ok, verdict_text = _passing(piece, verdict)
     if not ok and not force:
         return Choice(piece, "framework", verdict_text), {}
-    functions = student_functions(piece, lab)
+    lab = load()
+    functions, why = imported_functions(piece, lab)
+    if why is not None:
+        return Choice(piece, "framework", why), {}
     forced = tr("强制使用；", "forced; ") if not ok else tr("", "")
     if probe is None:
         return Choice(piece, "yours", forced + verdict_text), functions
@@ -183,7 +214,14 @@ def select_pieces(
     labs = sorted({p.lab for p in used if p.lab in infos})
     if verdicts is None:
         verdicts = lab_verdicts(infos[lab] for lab in labs)
-    loaded = {lab: load_lab_module(infos[lab]) for lab in labs}
+    files = {lab: read_lab_file(infos[lab]) for lab in labs}
+    loaded: dict[str, LoadedLab] = {}
+
+    def load(lab: str) -> LoadedLab:  # imported only when its code is to run
+        if lab not in loaded:
+            loaded[lab] = load_lab_module(infos[lab])
+        return loaded[lab]
+
     pieces, choices = Pieces(), []
     for piece in CATALOGUE:
         unused = _applies(piece, command, tokenizer)
@@ -196,7 +234,8 @@ def select_pieces(
 
         choice, functions = _decide(
             piece,
-            loaded.get(piece.lab),
+            files.get(piece.lab),
+            partial(load, piece.lab),
             verdicts.get(piece.lab),
             force,
             run_probe if probe else None,

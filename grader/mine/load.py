@@ -1,9 +1,11 @@
 """The student's labs, imported into this process: their modules and which functions exist.
 
-`load_lab_module(info)` imports ``labs/labNN/student.py`` under a name of its own (every
-lab's file is called ``student.py``); a file that does not import is reported, not
-raised. `is_stub(fn)` tells a function that still has its lab's
-``raise NotImplementedError(...)`` from one the student wrote, by reading its source.
+`read_lab_file(info)` reads ``labs/labNN/student.py`` without running it: which functions
+it defines and which of them are still the lab's stub (``raise NotImplementedError``).
+That is enough to explain a piece that falls back, so a lab that is not done is never
+imported. `load_lab_module(info)` imports the file under a name of its own (every lab's
+file is called ``student.py``); a file that does not import is reported, not raised.
+`is_stub(fn)` tells the same of a function object, by reading its source.
 
 Here the student's code runs in the student's own process, on purpose: this is their
 machine and their chat, not grading (grading runs in the sandbox).
@@ -17,13 +19,55 @@ import inspect
 import sys
 import textwrap
 from dataclasses import dataclass
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from grader.labs import LabInfo
 
-__all__ = ["LoadedLab", "is_stub", "load_lab_module"]
+__all__ = ["LabFile", "LoadedLab", "is_stub", "load_lab_module", "read_lab_file"]
+
+
+@dataclass
+class LabFile:
+    """What a student file defines, read without running it."""
+
+    info: LabInfo
+    written: dict[str, bool]  # top-level name -> False while it is still a stub
+    error: str = ""  # "SyntaxError: ... (line 12)", or a missing file
+
+    def stubs(self, names: tuple[str, ...]) -> list[str]:
+        """Those of `names` that are still stubs."""
+        return [n for n in names if self.written.get(n) is False]
+
+    def missing(self, names: tuple[str, ...]) -> list[str]:
+        """Those of `names` the file does not define."""
+        return [n for n in names if n not in self.written]
+
+
+def read_lab_file(info: LabInfo) -> LabFile:
+    """The names `info.student` binds at top level, and which functions are stubs."""
+    try:
+        tree = ast.parse(info.student.read_text(encoding="utf-8"), str(info.student))
+    except OSError:
+        return LabFile(info, {}, f"{info.student} is missing")
+    except (SyntaxError, ValueError) as e:
+        line = f" (line {e.lineno})" if isinstance(e, SyntaxError) else ""
+        return LabFile(info, {}, f"{type(e).__name__}: {getattr(e, 'msg', e)}{line}")
+    written: dict[str, bool] = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            written[node.name] = not any(_raises_not_implemented(s) for s in node.body)
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.Import | ast.ImportFrom):
+            for name in _bound(node):
+                written[name] = True  # softmax = my_softmax: taken as written
+    return LabFile(info, written)
+
+
+def _bound(node: ast.stmt) -> list[str]:
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return [(a.asname or a.name).split(".")[0] for a in node.names]
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]  # type: ignore[attr-defined]
+    return [t.id for t in targets if isinstance(t, ast.Name)]
 
 
 @dataclass
@@ -86,8 +130,3 @@ def is_stub(fn: Any) -> bool:
         return False
     defs = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
     return bool(defs) and any(_raises_not_implemented(s) for s in defs[0].body)
-
-
-def student_path(loaded: LoadedLab) -> Path:
-    """The student file of a loaded lab (for error messages)."""
-    return loaded.info.student.resolve()
