@@ -308,6 +308,10 @@ def sample(
     if 0 < top_k < x.size:
         order = order[:top_k]  # (k,)
     z = np.exp((x[order] - x[order[0]]) / temperature)  # (k,) unnormalised, descending
+    # Distinct logits can round to one probability: order as `probabilities` does, by
+    # probability with ties to the lower id, so the nucleus below is the same set of ids.
+    resort = np.lexsort((order, -z))  # (k,)
+    order, z = order[resort], z[resort]
     cdf = np.cumsum(z)  # (k,)
     if top_p < 1.0:  # the nucleus is a prefix of the sorted ids
         before = np.concatenate(([0.0], cdf[:-1]))  # (k,) mass ahead of each id

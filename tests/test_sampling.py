@@ -218,3 +218,12 @@ def test_sample_draws_from_probabilities(t: float, k: int, p: float) -> None:
     n = 20000
     freq = frequencies(lambda r: sample(logits, r, temperature=t, top_k=k, top_p=p), n, 21, 6)
     assert_proportions(freq, probabilities(logits, t, k, p), n)
+
+
+def test_logits_that_round_to_one_probability_keep_the_lower_id() -> None:
+    # exp(-7e-93) == 1.0 exactly: both ids have probability 0.5, so top-p 0 keeps id 0
+    logits = [-6.98e-93, 0.0]
+    probs = probabilities(logits, 1.0, 0, 0.0)
+    assert probs.tolist() == [1.0, 0.0]
+    for seed in range(20):
+        assert sample(logits, np.random.default_rng(seed), temperature=1.0, top_p=0.0) == 0
