@@ -158,6 +158,7 @@ def list_labs(lang: str | None) -> None:
 def _register() -> None:
     from grader.commands.completion import completion
     from grader.commands.grade import grade
+    from grader.commands.gradescope import gradescope_bundle
     from grader.commands.hint import hint
     from grader.commands.pack import pack
     from grader.commands.reset import reset
@@ -166,7 +167,18 @@ def _register() -> None:
     from grader.commands.stubs import stubs
     from grader.commands.watch import watch
 
-    for command in (status, hint, watch, reset, completion, stubs, grade, pack, self_check):
+    for command in (
+        status,
+        hint,
+        watch,
+        reset,
+        completion,
+        stubs,
+        grade,
+        pack,
+        self_check,
+        gradescope_bundle,
+    ):
         cli.add_command(command)
 
 

@@ -252,3 +252,15 @@ def test_without_an_isolation_module_the_run_says_it_is_not_isolated(
     monkeypatch.setitem(sys.modules, "grader.isolation", None)  # as if it did not exist
     backend, why = choose_isolation(True)
     assert backend == "none" and "no isolation backend" in why
+
+
+def test_a_wrapping_folder_or_a_lone_student_py(tmp_path: Path) -> None:
+    student(tmp_path / "repo-main", "lab04", "A = 4\n")
+    assert read_submission(tmp_path, LABS).files == {"lab04": "A = 4\n"}
+    lone = tmp_path / "upload"
+    lone.mkdir()
+    (lone / "student.py").write_text("B = 1\n", encoding="utf-8")
+    assert read_submission(lone, ("lab07",)).files == {"lab07": "B = 1\n"}
+    assert read_submission(lone, LABS).files == {}  # which lab? only when one is graded
+    zipped = make_zip(tmp_path / "lone.zip", {"student.py": "C = 2\n"})
+    assert read_submission(zipped, ("lab04",)).files == {"lab04": "C = 2\n"}

@@ -1,10 +1,11 @@
 """What is taken from a submission: each lab's ``labs/labNN/student.py``, and nothing else.
 
 A submission is a directory (a git checkout is one: its commit is read from ``.git``
-without running git, whose configuration a student controls) or a ``.zip`` (optionally
-with one top-level folder around ``labs/``). Everything a submission may also carry, a
-changed ``verify.py``, a patched ``framework/``, a ``conftest.py``, solutions, is never
-read: grading uses the instructor's pristine course.
+without running git, whose configuration a student controls) or a ``.zip``; either may
+have one top-level folder around ``labs/``. When one lab is graded, a folder that holds
+just a ``student.py`` (a per-lab upload, as Gradescope unpacks it) is that lab's file.
+Everything a submission may also carry, a changed ``verify.py``, a patched ``framework/``,
+a ``conftest.py``, solutions, is never read: grading uses the instructor's pristine course.
 
 Refused, with a `SubmissionError` that names the reason: a path that does not exist or is
 neither a folder nor a zip; a zip that is damaged, has absolute or ``..`` paths, symbolic
@@ -141,20 +142,52 @@ def _git_commit(root: Path) -> str:
     return ""
 
 
+def _course_folder(root: Path) -> Path:
+    """`root`, or its one subfolder that holds ``labs/`` when `root` has none (an unpacked
+    zip of a repository: ``repo-main/labs/...``)."""
+    if os.path.lexists(root / "labs"):
+        return root
+    try:
+        subs = [p for p in root.iterdir() if p.is_dir() and not p.is_symlink()]
+    except OSError:
+        return root
+    inner = [p for p in subs if os.path.lexists(p / "labs")]
+    return inner[0] if len(inner) == 1 else root
+
+
 def _from_dir(root: Path, lab_ids: Sequence[str]) -> Taken:
     kind = "git" if (root / ".git").exists() else "dir"
     taken = Taken(root.resolve().name or str(root), str(root), kind)
     if kind == "git":
         taken.commit = _git_commit(root)
+    base = _course_folder(root)
     for lab_id in lab_ids:
         try:
-            text = _read_dir_file(root, lab_id)
+            text = _read_dir_file(base, lab_id)
         except SubmissionError as e:
             taken.problems[lab_id] = str(e)
             continue
         if text is not None:
             taken.files[lab_id] = text
+    if len(lab_ids) == 1 and not taken.files and not taken.problems:
+        _single_file(root, lab_ids[0], taken)
     return taken
+
+
+def _single_file(root: Path, lab_id: str, taken: Taken) -> None:
+    """One lab graded, and the submission is just its ``student.py`` (a per-lab upload)."""
+    path = root / "student.py"
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return
+    if stat.S_ISLNK(st.st_mode) or not stat.S_ISREG(st.st_mode) or st.st_size > MAX_FILE:
+        taken.problems[lab_id] = f"student.py is not a regular file of at most {MAX_FILE} bytes"
+        return
+    try:
+        taken.files[lab_id] = _decode(path.read_bytes()[: MAX_FILE + 1], "student.py")
+    except SubmissionError as e:
+        taken.problems[lab_id] = str(e)
 
 
 def _zip_entries(zf: zipfile.ZipFile, where: str) -> dict[str, zipfile.ZipInfo]:
@@ -190,8 +223,11 @@ def _from_zip(path: Path, lab_ids: Sequence[str]) -> Taken:
                 found = ", ".join(sorted(p or "(top)" for p in prefixes))
                 raise SubmissionError(f"{where}: labs/ appears under several folders: {found}")
             prefix = next(iter(prefixes), "")
+            paths = {lab_id: prefix + student_path(lab_id) for lab_id in lab_ids}
+            if len(lab_ids) == 1 and not prefixes and "student.py" in entries:
+                paths[lab_ids[0]] = "student.py"  # a per-lab upload: just the file
             for lab_id in lab_ids:
-                info = entries.get(prefix + student_path(lab_id))
+                info = entries.get(paths[lab_id])
                 if info is None:
                     continue
                 if info.is_dir() or info.file_size > MAX_FILE:

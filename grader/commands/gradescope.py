@@ -1,0 +1,59 @@
+"""`minillm gradescope-bundle OUT.zip`: a Gradescope autograder built from this course.
+
+    minillm gradescope-bundle lab04.zip --labs lab04     # one assignment per lab
+    minillm gradescope-bundle course.zip                 # every lab in one assignment
+
+Upload the zip as the assignment's autograder (base image: Ubuntu 24.04, or 22.04, for
+which setup.sh installs Python 3.11). See `grader.grade.bundle` for what it holds.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from grader.i18n import LANGS
+
+__all__ = ["gradescope_bundle"]
+
+
+@click.command("gradescope-bundle")
+@click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--labs", "labs_spec", help="Only these labs, e.g. lab04 (default: all).")
+@click.option(
+    "--lang", type=click.Choice(LANGS), default="zh", show_default=True, help="Results' language."
+)
+@click.option(
+    "--require-isolation",
+    is_flag=True,
+    help="Where bubblewrap cannot run, give score 0 instead of grading without isolation.",
+)
+def gradescope_bundle(out: Path, labs_spec: str | None, lang: str, require_isolation: bool) -> None:
+    """Write OUT.zip: setup.sh, run_autograder and the course with its hidden checks."""
+    from grader.grade.bundle import build_bundle
+    from grader.labs import UnknownLab, all_labs, course_root, resolve_lab
+
+    try:
+        labs = (
+            [resolve_lab(s) for s in labs_spec.replace(" ", ",").split(",") if s]
+            if labs_spec
+            else all_labs()
+        )
+    except UnknownLab as e:
+        raise click.UsageError(str(e)) from None
+    if not out.name.endswith(".zip"):
+        raise click.UsageError(f"{out}: the bundle is a .zip file")
+    names = build_bundle(
+        course_root(),
+        out,
+        labs,
+        only_labs=bool(labs_spec),
+        lang=lang,
+        fallback=not require_isolation,
+    )
+    hidden = sum(1 for n in names if n.endswith("/hidden.py"))
+    click.echo(
+        f"{out}: {len(names)} files, {len(labs)} lab(s), {hidden} with hidden checks; "
+        "upload it as the assignment's autograder"
+    )
