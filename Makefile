@@ -49,6 +49,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/model_train_step.py
 	$(BIN)/python bench/generate_cache.py
 	$(BIN)/python bench/bpe_train.py
+	$(BIN)/python bench/grade_batch.py
 	$(BIN)/python bench/serve_load.py
 
 train: $(STAMP)

@@ -1,0 +1,109 @@
+"""Benchmark `minillm grade`: one full submission's wall time, and a class's throughput.
+
+Run on demand (`make bench`, or `python bench/grade_batch.py`); prints medians, never
+pass/fail. A submission is every lab's reference solution (every test passes, hidden ones
+included, so nothing stops early). Measured through the command, as an instructor runs it:
+
+- one submission, every lab: the wall time of `minillm grade DIR` (goal: under 10 s),
+  the median of BENCH_RUNS runs (default 3);
+- a class: 40 copies (BENCH_SUBMISSIONS) with --jobs 2 (BENCH_JOBS): wall time and
+  submissions per minute.
+
+The run's scratch folder, course copy and workers are all inside what is timed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from grader.labs import all_labs  # noqa: E402
+
+RUNS = int(os.environ.get("BENCH_RUNS", "3"))
+SUBMISSIONS = int(os.environ.get("BENCH_SUBMISSIONS", "40"))
+JOBS = int(os.environ.get("BENCH_JOBS", "2"))
+GOAL_ONE_S = 10.0
+
+
+def submission(folder: Path) -> Path:
+    for info in all_labs():
+        target = folder / "labs" / info.id / "student.py"
+        target.parent.mkdir(parents=True)
+        shutil.copyfile(info.solution, target)
+    return folder
+
+
+def grade(paths: list[Path], out: Path, jobs: int) -> tuple[float, dict[str, object]]:
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "grader",
+            "grade",
+            *map(str, paths),
+            "--jobs",
+            str(jobs),
+            "--format",
+            "json",
+            "--out",
+            str(out),
+            "--no-isolation",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    seconds = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"minillm grade exited {proc.returncode}:\n{proc.stderr[-2000:]}")
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    return seconds, doc
+
+
+def main() -> None:
+    labs = all_labs()
+    with tempfile.TemporaryDirectory(prefix="minillm-bench-grade-") as tmp:
+        base = Path(tmp)
+        one = submission(base / "alice")
+        times = []
+        for n in range(RUNS):
+            seconds, doc = grade([one], base / f"one-{n}.json", 1)
+            times.append(seconds)
+        (sub,) = doc["submissions"]  # type: ignore[misc]
+        median = statistics.median(times)
+        print(f"one submission, {len(labs)} labs, {sub['max_score']} points:")
+        print(
+            f"  median {median:.2f} s over {RUNS} runs (min {min(times):.2f}, "
+            f"max {max(times):.2f}); goal < {GOAL_ONE_S:.0f} s: "
+            + ("met" if median < GOAL_ONE_S else "NOT met")
+        )
+        slow = sorted(sub["labs"], key=lambda lab: -float(lab["duration_s"]))[:3]
+        print("  slowest labs: " + ", ".join(f"{x['lab']} {x['duration_s']:.2f} s" for x in slow))
+        copies = [base / "class" / f"s{i:03d}" for i in range(SUBMISSIONS)]
+        for path in copies:
+            shutil.copytree(one, path)
+        seconds, doc = grade(copies, base / "class.json", JOBS)
+        subs = doc["submissions"]
+        assert isinstance(subs, list) and all(s["score"] == s["max_score"] for s in subs)
+        worked = [float(s["seconds"]) for s in subs]
+        print(f"a class: {SUBMISSIONS} submissions, --jobs {JOBS}, {os.cpu_count()} CPUs:")
+        print(
+            f"  {seconds:.1f} s wall, {60 * SUBMISSIONS / seconds:.1f} submissions per minute; "
+            f"per submission median {statistics.median(worked):.2f} s "
+            f"(ratio to the single run: {statistics.median(worked) / statistics.median(times):.2f})"
+        )
+
+
+if __name__ == "__main__":
+    main()
