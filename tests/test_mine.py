@@ -30,7 +30,7 @@ from framework.generate import GenerateConfig, generate
 from framework.kv_cache import KVCache
 from framework.model import GPTModel, init_weights, model_save
 from framework.module import array_of
-from framework.serving import ChatEngine, ReplySettings
+from framework.serving import ChatEngine, ReplySettings, shipped_model
 from framework.tensor import as_tensor
 from grader.labs import LabInfo, all_labs
 from grader.mine.check import run_check
@@ -547,28 +547,26 @@ def _minillm(root: Path, *args: str, stdin: str = "") -> subprocess.CompletedPro
 def test_chat_mine_answers_like_chat(solved: Path, model_files: tuple[str, str]) -> None:
     model, vocab = model_files
     talk = "你好\nwhat is attention?\n/quit\n"
-    plain = _minillm(
-        solved, "chat", model, "--vocab", vocab, "-t", "0", "--max-tokens", "8", stdin=talk
-    )
-    mine = _minillm(
-        solved,
-        "chat",
-        model,
-        "--vocab",
-        vocab,
-        "-t",
-        "0",
-        "--max-tokens",
-        "8",
-        "--mine",
-        stdin=talk,
-    )
+    args = ["chat", model, "--vocab", vocab, "-t", "0", "--max-tokens", "8"]
+    plain = _minillm(solved, *args, stdin=talk)
+    mine = _minillm(solved, *args, "--mine", stdin=talk)
     assert plain.returncode == mine.returncode == 0, mine.stderr
     bot = [line for line in plain.stdout.splitlines() if "Bot:" in line]
     assert len(bot) == 2 and bot == [line for line in mine.stdout.splitlines() if "Bot:" in line]
     table = mine.stdout.split("miniLLM chat with")[0]
     assert "minillm chat --mine" in table and "run your code." in table
     assert "softmax" in table and "lab04 passes" in table
+
+
+@pytest.mark.skipif(not shipped_model()[0].is_file(), reason="the shipped model is not installed")
+def test_the_shipped_model_chats_with_every_solution_as_with_the_framework(solved: Path) -> None:
+    talk = "你好\n三加四等于几\n/reset\nhello\nwhat is 5 plus 3\n/quit\n"
+    plain = _minillm(solved, "chat", "-t", "0", stdin=talk)
+    mine = _minillm(solved, "chat", "-t", "0", "--mine", stdin=talk)
+    assert plain.returncode == mine.returncode == 0, mine.stderr
+    bot = [line for line in plain.stdout.splitlines() if "Bot:" in line]
+    assert len(bot) == 4 and bot == [line for line in mine.stdout.splitlines() if "Bot:" in line]
+    assert "10 of 10 pieces run your code." in mine.stdout  # HTTP is serve's: 10 in a chat
 
 
 def test_mine_check_exit_status_names_the_first_difference(
