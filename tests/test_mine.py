@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -309,6 +310,7 @@ def test_a_slow_piece_falls_back_unless_forced(
     state, why = rows["softmax"]
     assert state == "framework"
     assert why.startswith("too slow: ~") and "softmax: " in why and "ms per call on [1, " in why
+    assert re.search(r"per reply, \d+× the framework's \(budget 0.2 s;", why), why
     assert "Hint: whole rows with numpy" in why and "--force-mine uses it anyway" in why
     assert rows["scores"][0] == "yours"  # the other lab04 pieces are fast
     forced = _rows(select_pieces("chat", engine.model, engine.tokenizer, budget=0.2, force=True))
