@@ -13,9 +13,9 @@ Rules for all three: `logits` is a 1-D Tensor or numpy array of length V ≥ 1 a
 be modified; NaN or an empty vector → ValueError; the result is a plain `int` in [0, V).
 Randomness comes only from the `rng` argument (a `numpy.random.Generator`: use
 `rng.random()`, `rng.choice(...)` or `rng.gumbel(...)`), never from `np.random.*`, `random`
-or the clock: the same generator state must give the same token. You may use numpy and
-`as_tensor`, but not the framework's own samplers (`framework.sampling`), nor
-`framework.softmax`: the point is to write them.
+or the clock: the same generator state must give the same token. You may use numpy,
+`as_tensor` and `framework.softmax`, but not the framework's own samplers
+(`framework.sampling`): the point is to write them.
 """
 
 from __future__ import annotations
