@@ -85,8 +85,9 @@ def test_a_malformed_model_file_is_refused_with_a_message(
     assert out.exception is None or isinstance(out.exception, SystemExit)
 
 
-def test_missing_file_and_bad_options_are_usage_errors(model_file: Path) -> None:
-    assert CliRunner().invoke(cli, ["generate", "no/such/model.bin"]).exit_code == 2
+def test_missing_file_and_bad_options_are_refused(model_file: Path) -> None:
+    out = CliRunner().invoke(cli, ["generate", "no/such/model.bin"])
+    assert out.exit_code == 1 and "no such model file" in out.output
     out = CliRunner().invoke(cli, ["generate", str(model_file), "--max-new-tokens", "-1"])
     assert out.exit_code == 2
     out = CliRunner().invoke(cli, ["generate", str(model_file), "--repetition-penalty", "0"])
@@ -99,7 +100,24 @@ def test_a_vocabulary_that_does_not_fit_is_refused(model_file: Path, tmp_path: P
     vocab = tmp_path / "v.json"
     BPETokenizer.train("ab ab ab abc abc", 3).save(vocab)
     out = CliRunner().invoke(cli, ["generate", str(model_file), "--vocab", str(vocab)])
-    assert out.exit_code == 1 and "do not belong together" in out.output
+    assert out.exit_code == 1 and "cannot load the model" in out.output
+    assert "Traceback" not in out.output
+
+
+def test_the_vocabulary_beside_the_model_is_used(tmp_path: Path) -> None:
+    from framework.bpe_tokenizer import BPETokenizer
+    from framework.config import ModelConfig
+
+    tok = BPETokenizer.train("hello hello world world hello", 5)
+    model = GPTModel(ModelConfig(tok.vocab_size, 32, 2, 1, 64, 32))
+    init_weights(model, seed=1)
+    path = tmp_path / "bpe.bin"
+    model_save(model, path)
+    tok.save(tmp_path / "bpe.vocab.json")
+    out = CliRunner().invoke(cli, ["generate", str(path), "-p", "hello", "-n", "8", "-t", "0"])
+    assert out.exit_code == 0, out.output
+    want = generate(model, tok, "hello", GenerateConfig(8, temperature=0))
+    assert out.stdout == want.text + "\n"
 
 
 def test_tokens_are_printed_while_generation_goes_on(model_file: Path) -> None:

@@ -1,9 +1,10 @@
-"""`minillm generate MODEL --prompt TEXT`: continue a text with a saved model, streaming.
+"""`minillm generate [MODEL] --prompt TEXT`: continue a text with a saved model, streaming.
 
 The new text is written to stdout piece by piece as the tokens are made (whole UTF-8
 characters only); a one-line summary (tokens, tokens/s, why it stopped) goes to stderr.
-The model file is the course's format (`framework.model.model_load`); the tokenizer is
-the byte tokenizer, or a BPE vocabulary given with `--vocab`. A missing, malformed or
+Without MODEL, the model that ships with the course. The model file is the course's
+format; its tokenizer is a BPE vocabulary given with `--vocab`, or `MODEL.vocab.json`
+beside it, else the byte tokenizer (as `minillm chat`). A missing, malformed or
 mismatched file is refused with a message, never a traceback.
 
     minillm generate model.bin --prompt "Once upon a time" --temperature 0.8 --seed 1
@@ -19,42 +20,17 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import click
 
+from grader.commands.chat import load_engine, model_options
 from grader.mine.cli import mine_options
 
 __all__ = ["generate"]
 
-_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
-
-
-def _load(model_path: Path, vocab: Path | None) -> tuple[Any, Any]:
-    """The model and its tokenizer, or a ClickException that says what is wrong."""
-    from framework.bpe_tokenizer import BPETokenizer
-    from framework.model import model_load
-    from framework.tokenizer import ByteTokenizer
-
-    try:
-        model = model_load(model_path)
-    except (OSError, ValueError) as e:
-        raise click.ClickException(f"cannot load the model: {e}") from None
-    try:
-        tok = BPETokenizer.load(vocab) if vocab is not None else ByteTokenizer()
-    except (OSError, ValueError) as e:
-        raise click.ClickException(f"cannot load the vocabulary: {e}") from None
-    if model.config.vocab_size < tok.vocab_size:
-        raise click.ClickException(
-            f"{model_path} has {model.config.vocab_size} token ids but the "
-            f"{'vocabulary' if vocab else 'byte tokenizer'} has {tok.vocab_size}: "
-            "they do not belong together" + ("" if vocab else " (give its BPE file with --vocab)")
-        )
-    return model, tok
-
 
 @click.command()
-@click.argument("model_path", metavar="MODEL", type=_FILE)
+@model_options
 @click.option("--prompt", "-p", default="", help="Text to continue ('-' reads stdin).")
 @click.option("--max-new-tokens", "-n", type=click.IntRange(min=0), default=100, show_default=True,
               help="Stop after this many new tokens.")  # fmt: skip
@@ -68,11 +44,11 @@ def _load(model_path: Path, vocab: Path | None) -> tuple[Any, Any]:
               help="Seed of the sampler (default: a fresh one each run).")  # fmt: skip
 @click.option("--stop", multiple=True, help="Stop before this text (repeatable).")
 @click.option("--ignore-eos", is_flag=True, help="Go on past the EOS token.")
-@click.option("--vocab", type=_FILE, default=None, help="BPE vocabulary file of the model.")
 @click.option("--no-cache", is_flag=True, help="Recompute every step (slow; for comparison).")
 @mine_options
 def generate(
-    model_path: Path,
+    model_path: Path | None,
+    vocab: Path | None,
     prompt: str,
     max_new_tokens: int,
     temperature: float,
@@ -82,7 +58,6 @@ def generate(
     seed: int | None,
     stop: tuple[str, ...],
     ignore_eos: bool,
-    vocab: Path | None,
     no_cache: bool,
     mine: bool,
     force_mine: bool,
@@ -91,7 +66,8 @@ def generate(
     from framework.generate import GenerateConfig
     from framework.generate import generate as run
 
-    model, tok = _load(model_path, vocab)
+    engine = load_engine(model_path, vocab)
+    model, tok = engine.model, engine.tokenizer
     text = sys.stdin.read() if prompt == "-" else prompt
     config = GenerateConfig(
         max_new_tokens, temperature, top_k, top_p, repetition_penalty, seed, stop,
