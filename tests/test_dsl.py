@@ -259,3 +259,23 @@ def test_hints_appear_under_failing_checks_only(tmp_path: Path, sandbox: Sandbox
     assert "never shown" not in text and "it should be 4" not in text
     checks = render_json(result, "zh")["tests"][0]["checks"]
     assert checks[1]["hints"] == ["先看看返回值", "应当是 4"]
+
+
+def test_views_compare_a_scalar_result(tmp_path: Path, sandbox: Sandbox) -> None:
+    source = STUDENT + (
+        "\n\ndef total(x):\n    return float(as_tensor(x).numpy().sum())\n"
+        "\n\ndef total_flat(x):\n    t = as_tensor(x)\n    return float(t.data[: t.size].sum())\n"
+    )
+    lab = Lab("labxx", "x", "x")
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+
+    @lab.test("right", "right")
+    def right(t: TestContext) -> None:
+        t.views("sum", "total", x, expected=15.0, atol=0)
+
+    @lab.test("flat", "flat")
+    def flat(t: TestContext) -> None:
+        t.views("sum", "total_flat", x, expected=15.0, atol=0)
+
+    result = run(lab, source, tmp_path, sandbox)
+    assert statuses(result) == {"right": Status.PASS, "flat": Status.FAIL}
