@@ -50,6 +50,8 @@ def run_tests(lab: Lab, impl: Path, sandbox: Sandbox) -> LabResult:
                     Status.ERROR,
                     [],
                     tr("无法导入 student.py", "cannot import student.py"),
+                    points=spec.points,
+                    hidden=spec.hidden,
                 )
             )
         first.close()

@@ -279,3 +279,18 @@ def test_views_compare_a_scalar_result(tmp_path: Path, sandbox: Sandbox) -> None
 
     result = run(lab, source, tmp_path, sandbox)
     assert statuses(result) == {"right": Status.PASS, "flat": Status.FAIL}
+
+
+def test_a_module_that_does_not_import_keeps_points_and_hidden(
+    tmp_path: Path, sandbox: Sandbox
+) -> None:
+    lab = Lab("labxx", "x", "x")
+
+    @lab.test("x", "x", points=3, hidden=True)
+    def weighted(t: TestContext) -> None:
+        t.call("returns", 1)
+
+    result = run(lab, "def broken(:\n", tmp_path, sandbox)
+    (test,) = result.tests
+    assert test.status is Status.ERROR and test.points == 3 and test.hidden is True
+    assert result.max_score == 3 and result.score == 0
