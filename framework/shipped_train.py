@@ -15,9 +15,13 @@
    lab09 prompt layout, in which the question is not closed (``format_prompt``, what lab13
    sends); in both the reply ends with ``\\n<|end|>``. Some dialogues follow the previous
    one without a BOS, as the next turn of a conversation.
-4. Training (`framework.train.train`) on windows that start where a dialogue starts.
-5. The checkpoint (`framework.shipped.save_checkpoint`) and a report: validation loss,
-   exact-match accuracy on the held-out sums in both layouts, and sample replies.
+4. Training (`framework.train.train`) on windows of the whole context (128 ids) that start
+   where a dialogue starts: every position the chat uses is trained, and a window holds
+   several dialogues, some of them joined as the turns of one conversation.
+5. The checkpoint (`framework.shipped.save_checkpoint`) and a report in its sidecar: the
+   corpus's fingerprint (a test notices when the corpus changes and the model must be
+   rebuilt), validation loss, exact match on the held-out questions (known sums asked in
+   new ways, and sums never seen) in both layouts and in a conversation, sample replies.
 
 Every random choice comes from a seed, so the same code gives the same files. Not here:
 the files' format and loading (`framework.shipped`).
@@ -30,6 +34,7 @@ Example:
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import re
 import sys
@@ -43,7 +48,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from framework.bpe_tokenizer import BPETokenizer
-from framework.chat import END_TAG, format_prompt, format_training_example
+from framework.chat import END_TAG, Conversation, format_prompt, format_training_example
 from framework.config import ModelConfig
 from framework.corpus import Corpus, Dialogue, Question, build_corpus
 from framework.dataloader import WindowLoader
@@ -53,7 +58,19 @@ from framework.optimizer import AdamW
 from framework.shipped import DATA_DIR, save_checkpoint
 from framework.train import Progress, TrainConfig, train
 
-__all__ = ["Recipe", "bpe_text", "build", "chat_reply", "dialogue_text", "encode_stream", "main"]
+__all__ = [
+    "Recipe",
+    "bpe_text",
+    "build",
+    "chat_reply",
+    "conversation",
+    "corpus_fingerprint",
+    "dialogue_text",
+    "encode_stream",
+    "exact_match",
+    "main",
+    "report",
+]
 
 _BOUNDARY = re.compile(r"[0-9\n]")
 
@@ -73,8 +90,8 @@ class Recipe:
     p_join: float = 0.2  # share of dialogues that continue the previous one (no BOS)
     train: TrainConfig = field(
         default_factory=lambda: TrainConfig(
-            steps=4000, batch_size=32, seq_len=64, lr=5e-3, min_lr=3e-4, warmup=100,
-            eval_every=500, eval_batches=16,
+            steps=4500, batch_size=16, seq_len=128, lr=5e-3, min_lr=3e-4, warmup=100,
+            weight_decay=0.1, eval_every=500, eval_batches=16,
         )
     )  # fmt: skip
 
@@ -127,22 +144,6 @@ def encode_stream(
     return np.asarray(ids, dtype=np.int64), np.asarray(starts, dtype=np.int64)
 
 
-class DialogueLoader(WindowLoader):
-    """`WindowLoader` whose windows start only at the given positions (dialogue starts)."""
-
-    def __init__(
-        self, tokens: Any, batch_size: int, seq_len: int, seed: int, starts: NDArray[np.int64]
-    ) -> None:
-        super().__init__(tokens, batch_size, seq_len, seed)
-        self.allowed = starts[starts <= self.tokens.size - seq_len - 1]  # (n,)
-
-    def next_batch(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        """B windows, each starting at an allowed position drawn at random."""
-        starts = self.allowed[self.rng.integers(0, self.allowed.size, size=self.batch_size)]
-        windows = self.tokens[starts[:, None] + self._offsets]  # (B, T + 1)
-        return windows[:, :-1], windows[:, 1:]  # (B, T), (B, T)
-
-
 def chat_reply(
     model: GPTModel, tok: BPETokenizer, question: str, open_layout: bool, max_new: int = 40
 ) -> str:
@@ -153,6 +154,25 @@ def chat_reply(
     cfg = GenerateConfig(max_new_tokens=max_new, temperature=0.0, top_k=0, top_p=1.0,
                          stop_ids=(end,))  # fmt: skip
     return generate(model, tok, prompt, cfg).text.strip()
+
+
+def conversation(
+    model: GPTModel, tok: BPETokenizer, questions: Sequence[str], reply_room: int = 64
+) -> list[str]:
+    """Greedy replies to `questions` asked one after the other in one `Conversation`.
+
+    Each prompt is `Conversation.prompt_ids` with `reply_room` ids left for the reply (as
+    `minillm chat` builds it): the earlier turns stay while they fit.
+    """
+    conv, replies = Conversation(), []
+    cfg = GenerateConfig(max_new_tokens=reply_room, temperature=0.0, top_k=0, top_p=1.0,
+                         stop_ids=(tok.token_id(END_TAG),))  # fmt: skip
+    for q in questions:
+        conv.add("user", q)
+        ids = conv.prompt_ids(tok, model.config.max_seq_len - reply_room)
+        replies.append(generate(model, tok, ids, cfg).text.strip())
+        conv.add("assistant", replies[-1])
+    return replies
 
 
 SAMPLES = ("你好", "1+2=?", "三加四等于几", "你是谁", "hello", "what is 5 plus 3", "7-2=?",
@@ -171,14 +191,50 @@ def exact_match(
     return {k: round(sum(v) / len(v), 4) for k, v in right.items() if v}
 
 
+def corpus_fingerprint(corpus: Corpus) -> str:
+    """``"sha256:<hex>"`` of the training and validation texts: the model's input data."""
+    digest = hashlib.sha256()
+    for d in (*corpus.train, *corpus.val):
+        digest.update(d.text.encode("utf-8") + b"\0")
+    return "sha256:" + digest.hexdigest()
+
+
 def report(model: GPTModel, tok: BPETokenizer, corpus: Corpus) -> dict[str, Any]:
-    """Exact match on the held-out sums in both layouts, and sample replies (lab13 layout)."""
+    """Exact match on the held-out questions (known sums asked in new ways, and sums never
+    seen) in both layouts and in a conversation, and sample replies."""
     return {
         "heldout_questions": len(corpus.heldout),
         "heldout_exact_match_closed_layout": exact_match(model, tok, corpus.heldout, False),
         "heldout_exact_match_lab13_layout": exact_match(model, tok, corpus.heldout, True),
+        "unseen_questions": len(corpus.unseen),
+        "unseen_exact_match_closed_layout": exact_match(model, tok, corpus.unseen, False),
+        "unseen_exact_match_lab13_layout": exact_match(model, tok, corpus.unseen, True),
+        "heldout_exact_match_in_conversation": in_conversation(model, tok, corpus.heldout),
         "samples": {q: chat_reply(model, tok, q, True) for q in SAMPLES},
+        "conversation": list(zip(SAMPLES, conversation(model, tok, SAMPLES), strict=True)),
     }
+
+
+def in_conversation(model: GPTModel, tok: BPETokenizer, questions: Sequence[Question]) -> float:
+    """Exact match when the questions are asked four at a time in one conversation."""
+    right = 0
+    for k in range(0, len(questions), 4):
+        group = questions[k : k + 4]
+        got = conversation(model, tok, [q.prompt for q in group])
+        right += sum(a == q.answer for a, q in zip(got, group, strict=True))
+    return round(right / max(len(questions), 1), 4)
+
+
+Stream = tuple[NDArray[np.int64], NDArray[np.int64]]
+
+
+def prepare(recipe: Recipe) -> tuple[Corpus, BPETokenizer, Stream, Stream]:
+    """Steps 1-3: the corpus, its BPE tokenizer, the training and validation streams."""
+    corpus = build_corpus(seed=recipe.seed)
+    tok = BPETokenizer.train(bpe_text(corpus.train), recipe.num_merges)
+    train_stream = encode_stream(corpus.train, tok, recipe.seed, recipe.p_open, recipe.p_join)
+    val_stream = encode_stream(corpus.val, tok, recipe.seed + 1, recipe.p_open, recipe.p_join)
+    return corpus, tok, train_stream, val_stream
 
 
 def build(out_dir: Path, recipe: Recipe, log: Callable[[str], object] = print) -> dict[str, Any]:
@@ -188,15 +244,12 @@ def build(out_dir: Path, recipe: Recipe, log: Callable[[str], object] = print) -
         The facts written to the sidecar (recipe, timings, losses, scores, samples).
     """
     tick = time.perf_counter()
-    corpus = build_corpus(seed=recipe.seed)
-    tok = BPETokenizer.train(bpe_text(corpus.train), recipe.num_merges)
+    corpus, tok, (ids, starts), (val_ids, val_starts) = prepare(recipe)
     log(f"corpus and BPE: {tok.vocab_size} ids, {time.perf_counter() - tick:.0f} s")
-    ids, starts = encode_stream(corpus.train, tok, recipe.seed, recipe.p_open, recipe.p_join)
-    val_ids, _ = encode_stream(corpus.val, tok, recipe.seed + 1, recipe.p_open, recipe.p_join)
     cfg = recipe.train
     model = GPTModel(recipe.model_config(tok.vocab_size))
     init_weights(model, recipe.seed)
-    loader = DialogueLoader(ids, cfg.batch_size, cfg.seq_len, recipe.seed, starts)
+    loader = WindowLoader(ids, cfg.batch_size, cfg.seq_len, recipe.seed, starts)
     opt = AdamW(model.parameters(), lr=cfg.lr, betas=(cfg.beta1, cfg.beta2), eps=cfg.eps,
                 weight_decay=cfg.weight_decay)  # fmt: skip
     log(f"{model.num_parameters():,} parameters, {ids.size:,} training tokens, {cfg.steps} steps")
@@ -209,9 +262,10 @@ def build(out_dir: Path, recipe: Recipe, log: Callable[[str], object] = print) -
             score = exact_match(model, tok, corpus.heldout, True)
             log(f"  held-out sums, lab13 layout: {score}")
 
-    result = train(model, loader, val_ids, cfg, opt, callbacks=[show])
+    result = train(model, loader, val_ids, cfg, opt, callbacks=[show], val_starts=val_starts)
     info: dict[str, Any] = {
         "recipe": {**asdict(recipe), "train": asdict(cfg)},
+        "corpus_sha256": corpus_fingerprint(corpus),
         "parameters": model.num_parameters(),
         "train_seconds": round(result.seconds, 1),
         "train_loss": round(result.loss, 4),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,7 @@ import pytest
 from framework.bpe_tokenizer import BPETokenizer
 from framework.chat import END_TAG, format_prompt
 from framework.config import ModelConfig, tiny_config
-from framework.corpus import Dialogue, Question
+from framework.corpus import Dialogue, Question, build_corpus
 from framework.model import GPTModel, init_weights, model_save
 from framework.shipped import (
     DATA_DIR,
@@ -29,9 +30,11 @@ from framework.shipped import (
     save_checkpoint,
 )
 from framework.shipped_train import (
-    DialogueLoader,
+    Recipe,
     bpe_text,
     chat_reply,
+    conversation,
+    corpus_fingerprint,
     dialogue_text,
     encode_stream,
     exact_match,
@@ -81,10 +84,29 @@ def test_the_shipped_model_answers_greetings_and_small_sums(
     assert chat_reply(model, tok, question, open_layout) == answer
 
 
+def test_the_shipped_model_is_made_from_todays_corpus() -> None:
+    meta = read_meta(MODEL_FILE)
+    assert meta["corpus_sha256"] == corpus_fingerprint(build_corpus(seed=Recipe().seed)), (
+        "framework.corpus changed since framework/data was built: run `make model`, then "
+        "`make handouts`, and commit framework/data"
+    )
+    assert meta["recipe"]["train"] == asdict(Recipe().train)
+
+
+def test_the_model_keeps_a_conversation(shipped: tuple[GPTModel, BPETokenizer]) -> None:
+    model, tok = shipped
+    questions = ["你好", "12+7=?", "十五减六等于几", "what is 9 plus 8", "what is attention?",
+                 "20-13=?", "谢谢"]  # fmt: skip
+    replies = conversation(model, tok, questions)
+    assert replies[1:4] == ["12 + 7 = 19", "15 - 6 = 9", "9 + 8 = 17"]
+    assert replies[5:] == ["20 - 13 = 7", "不客气。"]
+
+
 def test_the_recorded_scores_are_the_models(shipped: tuple[GPTModel, BPETokenizer]) -> None:
     model, tok = shipped
     meta = read_meta(MODEL_FILE)
-    assert meta["heldout_exact_match_lab13_layout"]["all"] >= 0.8
+    assert meta["heldout_exact_match_lab13_layout"]["all"] >= 0.9
+    assert meta["unseen_exact_match_lab13_layout"]["all"] >= 0.8
     assert meta["samples"]["1+2=?"] == chat_reply(model, tok, "1+2=?", True)
     right = Question("2+2=?", "2 + 2 = 4", "en", 2, "+", 2)
     wrong = Question("2+2=?", "2 + 2 = 5", "en", 2, "+", 2)
@@ -163,11 +185,3 @@ def test_encode_stream_starts_dialogues_with_bos_and_joins_some() -> None:
     assert np.array_equal(ids, again)
     text = tok.decode(ids.tolist(), keep_tags=True)
     assert "?\n<|end|>\n<|assistant|>" in text and "?\n<|assistant|>" in text
-
-
-def test_dialogue_loader_windows_start_at_the_given_positions() -> None:
-    tokens = np.arange(100)
-    loader = DialogueLoader(tokens, batch_size=8, seq_len=10, seed=0, starts=np.array([3, 50, 95]))
-    for _ in range(5):
-        x, y = loader.next_batch()
-        assert set(x[:, 0].tolist()) <= {3, 50} and (y == x + 1).all()
