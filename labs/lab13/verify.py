@@ -438,9 +438,14 @@ def sandbox_model(t: TestContext, state: dict[str, np.ndarray]) -> Any:
     timeout=TIMEOUT,
     hint=[
         (
-            '停止的 id 有两个：tok.eos_id 和 tok.token_id("<|end|>")；停止的那个 id 不进回复。',
-            'There are two stop ids: tok.eos_id and tok.token_id("<|end|>"); the stop id '
-            "is not part of the reply.",
+            "回复在模型写出 EOS 或 <|end|> 的地方结束；这个 id 本身不属于回复。",
+            "The reply ends where the model writes EOS or <|end|>; that id is not part of it.",
+        ),
+        (
+            '停止的 id 有两个：tok.eos_id 和 tok.token_id("<|end|>")；抽到以后先判断，再决定是否'
+            "加进回复。",
+            'There are two stop ids: tok.eos_id and tok.token_id("<|end|>"); test the drawn id '
+            "before you add it to the reply.",
         ),
     ],
 )
@@ -585,11 +590,15 @@ TRUNC_NEW = 90  # the tail kept (38 ids) still holds a question; the reply is 20
     timeout=TIMEOUT,
     hint=[
         (
-            "提示词最多留 max_seq_len - max_new_tokens 个 id：ids = ids[-(max_seq_len - "
-            "max_new_tokens):]，这样回复写满也不会超出上下文（和 KV cache 的长度）。",
-            "Keep at most max_seq_len - max_new_tokens ids of the prompt: ids = "
-            "ids[-(max_seq_len - max_new_tokens):], so a full reply still fits in the context "
-            "(and in the KV cache).",
+            "提示词加上回复必须放得进 model.config.max_seq_len 个位置（也就是 KV cache 的长度）。",
+            "The prompt plus the reply must fit in model.config.max_seq_len positions (the "
+            "length of the KV cache).",
+        ),
+        (
+            "提示词最多留 max_seq_len - max_new_tokens 个 id，丢掉的是最前面的："
+            "ids = ids[-(max_seq_len - max_new_tokens):]。",
+            "Keep at most max_seq_len - max_new_tokens ids of the prompt, dropping the oldest: "
+            "ids = ids[-(max_seq_len - max_new_tokens):].",
         ),
     ],
 )
