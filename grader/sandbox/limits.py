@@ -226,11 +226,23 @@ def dump_time(limit: float) -> float:
 
 def file_stamp(path: str) -> bytes:
     """A digest of a file's content (empty when unreadable): a spare child forked for an
-    older content of the student's file must not serve the new one."""
+    older content of the student's file must not serve the new one. Anything but a regular
+    file (a FIFO the student's code put there, say) is unreadable: it is never waited on."""
     import hashlib
+    import stat
 
     try:
-        with open(path, "rb") as f:
-            return hashlib.sha256(f.read()).digest()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return b""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return b""
+        digest = hashlib.sha256()
+        while chunk := os.read(fd, 1 << 20):
+            digest.update(chunk)
+        return digest.digest()
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
