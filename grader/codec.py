@@ -57,9 +57,13 @@ class Budget:
 
     Every array and Tensor counts its logical elements (a zero-stride view over 4 bytes that
     claims 2**29 elements counts 2**29: the grader would materialise it when comparing), and
-    every reference to a blob counts again. Exceeding any field raises `CodecError`.
+    every reference to a blob counts again. The frame and its JSON part are bounded before
+    anything is parsed: eight million ``[]`` in JSON are eight million list objects before
+    any other budget is consulted. Exceeding any field raises `CodecError`.
     """
 
+    frame: int = 192 * 1024 * 1024  # bytes of one reply frame, read before it is decoded
+    json: int = 16 * 1024 * 1024  # bytes of its JSON part (parsing costs ~20x in objects)
     elements: int = 32 * 1024 * 1024  # array/Tensor elements in all (128 MiB of float32)
     items: int = 1_000_000  # list, tuple and dict entries in all
     dict_size: int = 2048  # entries of one dict (bounds the cost of colliding key hashes)
@@ -189,7 +193,7 @@ def dumps(value: Any, make_handle: Callable[[Any], Handle] | None = None) -> byt
 class _Decoder:
     def __init__(
         self,
-        blobs: list[bytes],
+        blobs: list[memoryview],
         resolve_handle: Callable[[int], Any] | None,
         build: Callable[[str, list[Any], dict[str, Any], dict[str, Any]], Any] | None,
         budget: Budget,
@@ -216,7 +220,7 @@ class _Decoder:
         if items and self.items % 4096 < items and time.monotonic() > self.deadline:
             raise CodecError(f"decoding took longer than {self.budget.seconds:g} s")
 
-    def get_blob(self, i: Any) -> bytes:
+    def get_blob(self, i: Any) -> memoryview:
         if not isinstance(i, int) or not 0 <= i < len(self.blobs):
             raise CodecError(f"bad blob reference {i!r}")
         return self.blobs[i]
@@ -394,12 +398,22 @@ def _generator_state(g: np.random.Generator) -> list[int]:
     return [int(inner["state"]), int(inner["inc"]), int(st["has_uint32"]), int(st["uinteger"])]
 
 
-def split_frame(frame: bytes) -> tuple[Any, list[bytes]]:
-    """Parse the frame layout into (json document, blobs), validating every length."""
+def split_frame(
+    frame: bytes | bytearray, budget: Budget = DEFAULT_BUDGET
+) -> tuple[Any, list[memoryview]]:
+    """Parse the frame layout into (json document, blobs), validating every length.
+
+    The blobs are views into `frame` (no copy: a frame may be large).
+    """
+    if len(frame) > budget.frame:
+        raise CodecError(f"a frame of {len(frame)} bytes exceeds the {budget.frame}-byte limit")
+    view = memoryview(frame)
     try:
         (n,) = struct.unpack_from("<I", frame, 0)
+        if n > budget.json:
+            raise CodecError(f"the JSON part of a frame exceeds {budget.json} bytes")
         pos = 4 + n
-        doc = json.loads(frame[4:pos])
+        doc = json.loads(bytes(view[4:pos]))
         (count,) = struct.unpack_from("<I", frame, pos)
         pos += 4
         blobs = []
@@ -408,8 +422,10 @@ def split_frame(frame: bytes) -> tuple[Any, list[bytes]]:
             pos += 8
             if pos + m > len(frame):
                 raise CodecError("truncated blob")
-            blobs.append(frame[pos : pos + m])
+            blobs.append(view[pos : pos + m])
             pos += m
+    except CodecError:
+        raise
     except (struct.error, ValueError, RecursionError) as e:  # JSONDecodeError, UnicodeError
         raise CodecError(f"malformed frame: {str(e)[:200]}") from None
     if pos != len(frame):
@@ -418,7 +434,7 @@ def split_frame(frame: bytes) -> tuple[Any, list[bytes]]:
 
 
 def loads(
-    frame: bytes,
+    frame: bytes | bytearray,
     resolve_handle: Callable[[int], Any] | None = None,
     build: Callable[[str, list[Any], dict[str, Any], dict[str, Any]], Any] | None = None,
     budget: Budget = DEFAULT_BUDGET,
@@ -429,7 +445,7 @@ def loads(
         CodecError: for anything malformed or over `budget`, and for nothing else; errors
             from `resolve_handle` and `build` pass through unchanged.
     """
-    doc, blobs = split_frame(frame)
+    doc, blobs = split_frame(frame, budget)
     decoder = _Decoder(blobs, resolve_handle, build, budget)
     try:
         return decoder.dec(doc)

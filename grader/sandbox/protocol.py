@@ -46,7 +46,7 @@ class FrameReader:
         >>> r.feed(b"\\x03\\x00\\x00\\x00\\x00\\x00\\x00\\x00ab") is None
         True
         >>> r.feed(b"c")
-        b'abc'
+        bytearray(b'abc')
     """
 
     def __init__(self, limit: int = MAX_FRAME) -> None:
@@ -60,8 +60,11 @@ class FrameReader:
             return _HEADER - len(self._buf)
         return max(min(self._need - len(self._buf), _CHUNK), 1)
 
-    def feed(self, data: bytes) -> bytes | None:
+    def feed(self, data: bytes) -> bytearray | None:
         """Add bytes; returns the frame once it is complete (and starts the next one).
+
+        The frame is the reader's own buffer, handed over without a copy (a reply may be
+        large).
 
         Raises:
             CodecError: the header announces a frame over `limit` bytes, or more bytes
@@ -80,8 +83,7 @@ class FrameReader:
             return None
         if len(self._buf) > self._need:
             raise CodecError("bytes past the end of a frame")
-        frame = bytes(self._buf)
-        self._buf.clear()
+        frame, self._buf = self._buf, bytearray()
         self._need = None
         return frame
 
@@ -91,7 +93,7 @@ def send_frame(sock: socket.socket, frame: bytes) -> None:
     sock.sendall(struct.pack("<Q", len(frame)) + frame)
 
 
-def recv_frame(sock: socket.socket, limit: int = MAX_FRAME) -> bytes:
+def recv_frame(sock: socket.socket, limit: int = MAX_FRAME) -> bytearray:
     """Receive one length-prefixed frame (blocking; honours the socket's timeout).
 
     Raises:
@@ -118,7 +120,7 @@ def recv_json(sock: socket.socket) -> dict[str, Any]:
     return parse_json(recv_frame(sock, CONTROL_FRAME))
 
 
-def parse_json(frame: bytes) -> dict[str, Any]:
+def parse_json(frame: bytes | bytearray) -> dict[str, Any]:
     """Decode a control message; anything but a JSON object is a `CodecError`."""
     try:
         msg = json.loads(frame)

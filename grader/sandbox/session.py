@@ -270,7 +270,7 @@ class Session:
         child = self._child
         assert child is not None
         conn, output = child.conn, child.output
-        reader = FrameReader(codec.MAX_FRAME)
+        reader = FrameReader(codec.DEFAULT_BUDGET.frame)
         output.begin(cap)
         start = time.monotonic()
         deadline = start + limit

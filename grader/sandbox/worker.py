@@ -311,7 +311,7 @@ def _missing(name: str) -> dict[str, Any]:
     return {"ok": False, "missing": True, "exc": exc}
 
 
-def _handle(frame: bytes, ctx: _Context) -> Any:
+def _handle(frame: bytes | bytearray, ctx: _Context) -> Any:
     try:
         req = codec.loads(frame, resolve_handle=ctx.handles.get, build=_build)
         op = req["op"]
