@@ -430,6 +430,9 @@ def _outcome(
         return CallOutcome("import", exc=_dict(reply.get("exc")), **base)
     args = reply.get("args", [])
     kwargs = reply.get("kwargs", {})
+    sent = req.get("args") if req.get("op") == "call" else None
+    if isinstance(sent, list) and (not isinstance(args, list) or len(args) != len(sent)):
+        args = [None] * len(sent)  # a reply that lies about the arguments proves nothing
     base["args"] = args if isinstance(args, list) else []
     base["kwargs"] = kwargs if isinstance(kwargs, dict) else {}
     if total > cap:
