@@ -54,7 +54,10 @@ def main() -> None:
         os.environ["TMPDIR"] = workdir
         os.environ["TEMP"] = os.environ["TMP"] = workdir
     apply_child_limits(
-        int(setup.get("mem") or 0), int(setup.get("files") or 0), int(setup.get("open_files") or 0)
+        int(setup.get("mem") or 0),
+        int(setup.get("files") or 0),
+        int(setup.get("open_files") or 0),
+        int(setup.get("processes") or 0),
     )
     worker.serve(
         sock,

@@ -17,12 +17,18 @@ import shutil
 import tempfile
 from typing import Any
 
+from grader.sandbox.cgroup import RunGroup
 from grader.sandbox.channel import Child
 from grader.sandbox.fork import ForkBackend
 from grader.sandbox.launch import choose_backend
 from grader.sandbox.limits import DEFAULT_LIMITS, Limits, SandboxError, dump_time, memory_support
 from grader.sandbox.session import CallOutcome, Session
 from grader.sandbox.spawn import SpawnBackend
+
+# The group holds the zygote and a spare child besides the student's processes, and their
+# memory besides the student's allocation.
+_GROUP_TASKS = 8
+_GROUP_SLACK = 512 * 1024**2
 
 __all__ = ["DEFAULT_LIMITS", "CallOutcome", "Limits", "Sandbox", "SandboxError", "Session"]
 
@@ -36,6 +42,9 @@ class Sandbox:
         memory_note: one line saying why not, when it doesn't ("" when it does).
         workdir: the scratch folder, the children's working directory and TMPDIR.
         cleanup_problem: after `close`, one line if the scratch folder could not be removed.
+        group: the control group that caps the processes and memory of all the children
+            together (`cgroup.RunGroup`), or None where none can be made; then
+            `group_note` says why, and RLIMIT_NPROC caps each child's forks.
 
     Raises:
         SandboxError: an unknown backend (argument or ``$MINILLM_SANDBOX``), or fork where
@@ -61,12 +70,14 @@ class Sandbox:
         self.memory_note = why
         self.workdir = ""
         self.cleanup_problem = ""
+        self.group: RunGroup | None = None
+        self.group_note = ""
         self._root = ""
         self._gen = 0
         self._impl: ForkBackend | SpawnBackend = (
-            ForkBackend(self._setup)
+            ForkBackend(self._setup, self._adopt)
             if self.backend == "fork"
-            else SpawnBackend(self._setup, transport)
+            else SpawnBackend(self._setup, transport, self._adopt)
         )
 
     def start(self) -> None:
@@ -75,7 +86,18 @@ class Sandbox:
             self._root = tempfile.mkdtemp(prefix="minillm-sandbox-")
             self.workdir = os.path.join(self._root, "scratch")
             os.mkdir(self.workdir)
+            if self.limits.processes > 0 and self.group is None:
+                memory = self.limits.memory + _GROUP_SLACK if self.limits.memory > 0 else 0
+                self.group, self.group_note = RunGroup.create(
+                    self.limits.processes + _GROUP_TASKS, memory
+                )
         self._impl.start()
+
+    def _adopt(self, pid: int) -> None:
+        """Put a sandbox process (the zygote, a fresh child) into the run's group before it
+        runs anything of the student's; what it forks stays there."""
+        if self.group is not None:
+            self.group.add(pid)
 
     def _setup(self, student_path: str) -> dict[str, Any]:
         """What a new child needs to know: its module, limits, folders and generation."""
@@ -85,6 +107,7 @@ class Sandbox:
             "mem": self.limits.memory,
             "files": self.limits.files,
             "open_files": self.limits.open_files,
+            "processes": self.limits.processes,
             "cwd": self.workdir,
             "gen": self._gen,
             "traceback": os.path.join(self._root, f"stack-{self._gen}.txt"),
@@ -114,6 +137,9 @@ class Sandbox:
         again), `cleanup_problem` says so in one line.
         """
         self._impl.close()
+        if self.group is not None:
+            self.group.close()  # ends anything that is left, however it got away
+            self.group = None
         if self._root:
             self.cleanup_problem = _remove_tree(self._root)
             self._root = self.workdir = ""

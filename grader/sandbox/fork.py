@@ -30,12 +30,18 @@ _REPLY_TIMEOUT = 30.0
 
 
 class ForkBackend:
-    """A zygote and its children; `setup(student)` gives each child's spawn command."""
+    """A zygote and its children; `setup(student)` gives each child's spawn command, and
+    `adopt(pid)`, if given, is called with the zygote's pid as soon as it is started."""
 
     name = "fork"
 
-    def __init__(self, setup: Callable[[str], dict[str, Any]]) -> None:
+    def __init__(
+        self,
+        setup: Callable[[str], dict[str, Any]],
+        adopt: Callable[[int], None] | None = None,
+    ) -> None:
         self._setup = setup
+        self._adopt = adopt
         self._proc: subprocess.Popen[bytes] | None = None
         self._ctl: socket.socket | None = None
         self._ready = False
@@ -50,6 +56,8 @@ class ForkBackend:
         zygote = take_prestarted(self.name)
         self._proc, self._ctl = zygote if isinstance(zygote, tuple) else launch()
         self._ready = False
+        if self._adopt is not None:  # it forks nothing before our first spawn command
+            self._adopt(self._proc.pid)
 
     def _wait_ready(self) -> socket.socket:
         if self._proc is None or self._proc.poll() is not None:

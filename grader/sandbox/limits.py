@@ -25,6 +25,7 @@ __all__ = [
     "kill_tree",
     "make_undumpable",
     "memory_support",
+    "user_tasks",
     "vm_bytes",
 ]
 
@@ -46,7 +47,10 @@ class Limits:
     `output`: bytes of stdout+stderr kept per call (more is an overflow); `deadline`:
     seconds for the whole run, after which every call fails at once as a timeout;
     `files`: the largest file a child may write (bytes; SIGXFSZ past it), `open_files`:
-    how many descriptors it may hold (0: no limit, for either).
+    how many descriptors it may hold, `processes`: how many processes and threads the
+    student's code may start (0: no limit, for each of the three). The processes are
+    capped by a control group where one can be made (`cgroup.RunGroup`, which also caps
+    the memory of the whole tree), else by RLIMIT_NPROC (which root ignores).
     """
 
     timeout: float = 5.0
@@ -55,6 +59,7 @@ class Limits:
     deadline: float = 120.0
     files: int = 1024**3
     open_files: int = 256
+    processes: int = 64
 
 
 DEFAULT_LIMITS = Limits()
@@ -188,9 +193,13 @@ def vm_bytes() -> int:
         return 0
 
 
-def apply_child_limits(mem_bytes: int, file_bytes: int = 0, open_files: int = 256) -> bool:
+def apply_child_limits(
+    mem_bytes: int, file_bytes: int = 0, open_files: int = 256, processes: int = 0
+) -> bool:
     """Limit this child process: no core dumps; if > 0, `mem_bytes` of address space on top
-    of what it uses now, files of at most `file_bytes`, at most `open_files` descriptors.
+    of what it uses now, files of at most `file_bytes`, at most `open_files` descriptors,
+    and at most `processes` more processes and threads of this user (RLIMIT_NPROC, which
+    counts every process of the user; root is not bound by it).
 
     Returns whether the memory cap is in force. Limits this OS refuses are skipped.
     """
@@ -206,6 +215,9 @@ def apply_child_limits(mem_bytes: int, file_bytes: int = 0, open_files: int = 25
         wanted.append((resource.RLIMIT_FSIZE, file_bytes))
     if open_files > 0:
         wanted.append((resource.RLIMIT_NOFILE, open_files))
+    nproc = getattr(resource, "RLIMIT_NPROC", None)
+    if processes > 0 and nproc is not None and os.geteuid() != 0:
+        wanted.append((nproc, user_tasks() + processes))
     capped = False
     for which, value in wanted:
         try:
@@ -217,6 +229,28 @@ def apply_child_limits(mem_bytes: int, file_bytes: int = 0, open_files: int = 25
         except (OSError, ValueError):  # not enforceable on this system
             pass
     return capped
+
+
+def user_tasks() -> int:
+    """How many processes and threads this user runs now (what RLIMIT_NPROC counts; from
+    /proc on Linux, a guess of 1024 elsewhere)."""
+    uid = os.getuid()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return 1024
+    total = 0
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            if os.stat(f"/proc/{entry}").st_uid != uid:
+                continue
+            with open(f"/proc/{entry}/stat") as f:
+                total += int(f.read().rsplit(")", 1)[1].split()[17])  # num_threads
+        except (OSError, IndexError, ValueError):
+            continue
+    return max(total, 1)
 
 
 def dump_time(limit: float) -> float:

@@ -29,13 +29,20 @@ _CONNECT_TIMEOUT = 60.0
 
 
 class SpawnBackend:
-    """Fresh-interpreter children; `setup(student)` gives each one's setup message."""
+    """Fresh-interpreter children; `setup(student)` gives each one's setup message, and
+    `adopt(pid)`, if given, is called with a child's pid before it gets that message."""
 
     name = "spawn"
 
-    def __init__(self, setup: Callable[[str], dict[str, Any]], transport: str | None = None):
+    def __init__(
+        self,
+        setup: Callable[[str], dict[str, Any]],
+        transport: str | None = None,
+        adopt: Callable[[int], None] | None = None,
+    ):
         self._setup = setup
         self._transport = transport
+        self._adopt = adopt
         self._warm: list[Fresh] = []
         self._spawned = 0
 
@@ -58,6 +65,8 @@ class SpawnBackend:
                 raise ValueError("a sandbox child did not warm up")
             conn.settimeout(None)
             setup = self._setup(student_path)
+            if self._adopt is not None:  # before it imports the student's module
+                self._adopt(fresh.proc.pid)
             send_json(conn, setup)
         except (OSError, EOFError, ValueError) as e:
             _end(fresh)

@@ -73,7 +73,10 @@ def _child(conn: socket.socket, out_fd: int, cmd: dict[str, Any]) -> None:
     os.dup2(devnull, 0)
     os.close(devnull)
     apply_child_limits(
-        int(cmd.get("mem") or 0), int(cmd.get("files") or 0), int(cmd.get("open_files") or 0)
+        int(cmd.get("mem") or 0),
+        int(cmd.get("files") or 0),
+        int(cmd.get("open_files") or 0),
+        int(cmd.get("processes") or 0),
     )
     from grader.sandbox.worker import serve
 
