@@ -6,7 +6,9 @@
     minillm list
 
 Exit status of `verify`: 0 when every test passes, 1 when anything is short of PASS
-(TODO and SKIP included), 2 for a usage error (unknown lab, missing file, bad option).
+(TODO and SKIP included), 2 for a usage error (unknown lab, missing file, bad option, an
+unknown ``MINILLM_SANDBOX``), 128 + the signal's number when Ctrl-C or SIGTERM stopped the
+run (the tests that finished are still reported, with a note that says it was interrupted).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -75,7 +78,28 @@ def verify(
     no_color: bool,
 ) -> None:
     """Run LAB's checks (lab04, 04 or 4), or every lab's with --all, and print the report."""
-    from grader.sandbox.client import Sandbox
+    from grader.guard import Interrupted, interruptible
+
+    try:
+        with interruptible():
+            _verify(lab, every_lab, solution, impl, json_path, lang, no_color)
+    except Interrupted as stop:  # stopped before any test finished
+        click.echo(f"minillm verify: interrupted ({stop})", err=True)
+        sys.exit(stop.exit_code)
+
+
+def _verify(
+    lab: str | None,
+    every_lab: bool,
+    solution: bool,
+    impl: Path | None,
+    json_path: Path | None,
+    lang: str | None,
+    no_color: bool,
+) -> None:
+    from grader.guard import Interrupted, end_strays
+    from grader.i18n import tr
+    from grader.labs import UnknownLab, all_labs, resolve_lab
 
     if not every_lab and lab is None:
         raise click.MissingParameter(param_hint="'LAB' (or --all)", param_type="argument")
@@ -83,33 +107,52 @@ def verify(
         raise click.UsageError("give one LAB, or --all for every lab, not both")
     if every_lab and impl is not None:
         raise click.UsageError("--impl is one lab's file: use it without --all")
-    sandbox = Sandbox()
-    sandbox.start()  # warms up while the checks load
-    results = []
+    if solution and impl is not None:
+        raise click.UsageError("use either --solution or --impl, not both")
     try:
-        from grader.labs import UnknownLab, all_labs, load_lab, resolve_lab
-        from grader.mutants import as_student
-        from grader.report import print_report, render_json
-        from grader.runner import run_lab
+        infos = all_labs() if lab is None else [resolve_lab(lab)]
+    except UnknownLab as e:
+        raise click.UsageError(str(e)) from None
+    targets = [info.solution if solution else (impl or info.student) for info in infos]
+    for target in targets:
+        if not target.is_file():
+            raise click.UsageError(f"no such file: {target}")
+    from grader.mutants import as_student
 
+    results = []
+    stopped: Interrupted | None = None
+    with ExitStack() as stack:
+        pairs = zip(targets, infos, strict=True)
+        students = [stack.enter_context(as_student(t, i)) for t, i in pairs]  # a mutant: +solution
+        sandbox = _sandbox()
+        sandbox.start()  # warms up while the checks load
         try:
-            infos = all_labs() if lab is None else [resolve_lab(lab)]
-        except UnknownLab as e:
-            raise click.UsageError(str(e)) from None
-        if solution and impl is not None:
-            raise click.UsageError("use either --solution or --impl, not both")
-        for info in infos:
-            target = info.solution if solution else (impl or info.student)
-            if not target.is_file():
-                raise click.UsageError(f"no such file: {target}")
-            with as_student(target, info) as student:  # a mutant file runs with its solution
-                result = run_lab(info, student, sandbox, load_lab(info))
-            result.impl = str(target)
-            results.append(result)
-    finally:
-        sandbox.close()
-    from grader.term import prepare
+            from grader.labs import load_lab
+            from grader.report import print_report, render_json
+            from grader.runner import run_lab
+            from grader.term import prepare
 
+            for info, target, student in zip(infos, targets, students, strict=True):
+                try:
+                    result = run_lab(info, student, sandbox, load_lab(info))
+                except Interrupted as e:
+                    stopped = e
+                    _ignore_signals()  # clean up and report what finished, whatever comes
+                    if e.result is None:
+                        break
+                    result = e.result
+                result.impl = str(target)
+                results.append(result)
+                if stopped is not None:
+                    break
+        finally:
+            sandbox.close()
+            end_strays()  # orphans of the student's code adopted here (see grader.guard)
+    if stopped is not None and not results:
+        raise stopped
+    if sandbox.cleanup_problem:
+        problem = sandbox.cleanup_problem
+        results[-1].notes.append(tr(f"注意：沙箱没能清理干净：{problem}", f"note: {problem}"))
     report_stream = prepare(
         sys.stderr if json_path is not None and str(json_path) == "-" else sys.stdout
     )
@@ -139,7 +182,28 @@ def verify(
                 raise click.UsageError(
                     f"cannot write the JSON result to {json_path}: {e}"
                 ) from None
+    if stopped is not None:
+        sys.exit(stopped.exit_code)
     sys.exit(0 if passed == len(results) else 1)
+
+
+def _sandbox() -> Any:
+    """The run's sandbox (an unknown backend is a usage error)."""
+    from grader.sandbox.client import Sandbox, SandboxError
+
+    try:
+        return Sandbox()
+    except SandboxError as e:
+        raise click.UsageError(str(e)) from None
+
+
+def _ignore_signals() -> None:
+    import signal
+
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        sig = getattr(signal, name, None)
+        if sig is not None:
+            signal.signal(sig, signal.SIG_IGN)
 
 
 @cli.command("list")

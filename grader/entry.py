@@ -1,5 +1,10 @@
 """Console-script entry point: guard the grader's process, start the sandbox early, then
-hand over to the CLI."""
+hand over to the CLI.
+
+The guards (see `grader.guard` and `grader.sandbox.limits.make_undumpable`) come first:
+from here on the course's own modules are compiled from source, no bytecode is written,
+and no other process of the user may debug this one.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +14,15 @@ import sys
 
 def main() -> None:
     """`minillm` and `python -m grader`."""
-    if sys.argv[1:2] == ["verify"] and not {"-h", "--help"} & set(sys.argv[2:]):
+    from grader.guard import adopt_orphans, end_strays, harden_imports
+
+    harden_imports()  # before anything else of the course is imported
+    adopt_orphans()  # a process the student's code orphaned ends here, with the run
+    if sys.argv[1:2] == ["verify"] and not {"-h", "--help", "--isolated"} & set(sys.argv[2:]):
         from grader.sandbox.launch import prestart
 
         prestart()  # the zygote imports numpy while this process imports the grader
-    from grader.sandbox.limits import make_undumpable
+    from grader.sandbox.limits import SandboxError, make_undumpable
 
     make_undumpable()  # student code runs as the same user: it may not debug the grader
     from grader.cli import main as cli_main
@@ -25,6 +34,10 @@ def main() -> None:
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
         if e.code is not None and not isinstance(e.code, int):
             print(e.code, file=sys.stderr)
+    except SandboxError as e:  # an unknown MINILLM_SANDBOX, a sandbox that cannot start
+        print(f"minillm: {e}", file=sys.stderr)
+        code = 2
+    end_strays()
     sys.stdout.flush()
     sys.stderr.flush()
     # Everything is written and every child is ended; skip the interpreter's slow teardown.

@@ -5,6 +5,11 @@ order, like one Python process serves a pytest run; a child that timed out, cras
 flooded its output or ran out of memory is replaced before the next call (see
 `Session`). A test whose prerequisite did not pass is SKIP. An exception in verify.py itself
 is reported as a grader error, apart from anything the student did.
+
+Before the first call into student code the grader imports everything it will need for the
+report (`grader.guard.preload`). A run stopped by Ctrl-C or SIGTERM ends the session and
+raises `grader.guard.Interrupted` carrying the partial `LabResult`: the tests that finished,
+the others SKIP, and a note that says the run was interrupted.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing import Any
 
 from grader.dsl import Abort, Lab, TestContext, TestSpec, hint_levels
 from grader.explain import import_message
+from grader.guard import Interrupted, preload, signal_name
 from grader.i18n import tr
 from grader.labs import LabInfo, load_lab
 from grader.results import CheckResult, LabResult, Status, TestResult
@@ -32,39 +38,77 @@ def run_lab(info: LabInfo, impl: Path, sandbox: Sandbox, lab: Lab | None = None)
 
 
 def run_tests(lab: Lab, impl: Path, sandbox: Sandbox) -> LabResult:
-    """Run `lab.tests` in order against `impl`."""
+    """Run `lab.tests` in order against `impl`.
+
+    Raises:
+        Interrupted: the run was stopped (Ctrl-C, or SIGTERM under
+            `grader.guard.interruptible`); its `result` holds what finished.
+    """
     start = time.perf_counter()
     sandbox.start()
+    preload()  # nothing is imported here once student code has run (see grader.guard)
     results: list[TestResult] = []
     by_id: dict[str, TestResult] = {}
     first = sandbox.session(str(impl))
-    probe = first.ensure()
-    if probe is not None and probe.kind == "import":
-        err = import_message(probe.exc or {})
-        for n, spec in enumerate(lab.tests, 1):
-            results.append(
-                TestResult(
-                    spec.id,
-                    n,
-                    spec.title,
-                    Status.ERROR,
-                    [],
-                    tr("无法导入 student.py", "cannot import student.py"),
-                    points=spec.points,
-                    hidden=spec.hidden,
-                )
-            )
-        first.close()
-        return _lab_result(lab, impl, sandbox, start, results, err)
     values: dict[str, Any] = {}
     try:
+        probe = first.ensure()
+        if probe is not None and probe.kind == "import":
+            err = import_message(probe.exc or {})
+            for n, spec in enumerate(lab.tests, 1):
+                results.append(
+                    TestResult(
+                        spec.id,
+                        n,
+                        spec.title,
+                        Status.ERROR,
+                        [],
+                        tr("无法导入 student.py", "cannot import student.py"),
+                        points=spec.points,
+                        hidden=spec.hidden,
+                    )
+                )
+            return _lab_result(lab, impl, sandbox, start, results, err)
         for n, spec in enumerate(lab.tests, 1):
             result = run_one(spec, n, first, by_id, lab=lab, values=values)
             results.append(result)
             by_id[spec.id] = result
+    except KeyboardInterrupt as e:
+        stop = e if isinstance(e, Interrupted) else Interrupted()
+        stop.result = _interrupted(lab, impl, sandbox, start, results, stop.signum)
+        raise stop from None
     finally:
         first.close()
     return _lab_result(lab, impl, sandbox, start, results)
+
+
+def _interrupted(
+    lab: Lab, impl: Path, sandbox: Sandbox, start: float, done: list[TestResult], signum: int
+) -> LabResult:
+    """The result of a run stopped after `done`: the rest SKIP, and a note saying so."""
+    tests = list(done)
+    for n, spec in enumerate(lab.tests[len(done) :], len(done) + 1):
+        tests.append(
+            TestResult(
+                spec.id,
+                n,
+                spec.title,
+                Status.SKIP,
+                [],
+                tr("运行被中断，没有执行", "not run: the run was interrupted"),
+                points=spec.points,
+                hidden=spec.hidden,
+            )
+        )
+    result = _lab_result(lab, impl, sandbox, start, tests)
+    name = signal_name(signum)
+    result.notes.append(
+        tr(
+            f"运行被中断（{name}）：只有前 {len(done)} 个测试跑完了",
+            f"the run was interrupted ({name}): only the first {len(done)} tests finished",
+        )
+    )
+    return result
 
 
 def _lab_result(

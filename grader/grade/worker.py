@@ -40,9 +40,13 @@ def main(argv: list[str] | None = None) -> int:
         out.write(json.dumps(obj, ensure_ascii=False) + "\n")
         out.flush()
 
+    from grader.guard import adopt_orphans, end_strays, harden_imports
     from grader.sandbox.limits import make_undumpable
 
     make_undumpable()
+    adopt_orphans()  # a process the submission orphaned ends with this worker
+    isolated = len(args) > 1 and args[1] != "none"
+    harden_imports(from_source=not isolated)  # without isolation, the copy is writable
     try:
         from grader.grade.run import GradeJob, backend_for
         from grader.grade.wire import lab_to_wire
@@ -56,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
             emit({"lab": result.lab, "result": lab_to_wire(result)})
 
         backend.run(job, on_result)
+        end_strays()
     except Exception as e:
         traceback.print_exc()
         emit({"error": f"{type(e).__name__}: {e}"})
