@@ -68,6 +68,11 @@ def cli() -> None:
 )
 @_lang_option
 @click.option("--no-color", is_flag=True, help="Plain text even on a terminal.")
+@click.option(
+    "--isolated",
+    is_flag=True,
+    help="Run the code under bubblewrap, as minillm grade does (Linux, needs bwrap).",
+)
 def verify(
     lab: str | None,
     every_lab: bool,
@@ -76,13 +81,14 @@ def verify(
     json_path: Path | None,
     lang: str | None,
     no_color: bool,
+    isolated: bool,
 ) -> None:
     """Run LAB's checks (lab04, 04 or 4), or every lab's with --all, and print the report."""
     from grader.guard import Interrupted, interruptible
 
     try:
         with interruptible():
-            _verify(lab, every_lab, solution, impl, json_path, lang, no_color)
+            _verify(lab, every_lab, solution, impl, json_path, lang, no_color, isolated)
     except Interrupted as stop:  # stopped before any test finished
         click.echo(f"minillm verify: interrupted ({stop})", err=True)
         sys.exit(stop.exit_code)
@@ -96,6 +102,7 @@ def _verify(
     json_path: Path | None,
     lang: str | None,
     no_color: bool,
+    isolated: bool,
 ) -> None:
     from grader.guard import Interrupted, end_strays
     from grader.i18n import tr
@@ -124,7 +131,7 @@ def _verify(
     with ExitStack() as stack:
         pairs = zip(targets, infos, strict=True)
         students = [stack.enter_context(as_student(t, i)) for t, i in pairs]  # a mutant: +solution
-        sandbox = _sandbox()
+        sandbox = _sandbox(isolated, students)
         sandbox.start()  # warms up while the checks load
         try:
             from grader.labs import load_lab
@@ -187,12 +194,21 @@ def _verify(
     sys.exit(0 if passed == len(results) else 1)
 
 
-def _sandbox() -> Any:
-    """The run's sandbox (an unknown backend is a usage error)."""
+def _sandbox(isolated: bool, students: list[Path]) -> Any:
+    """The run's sandbox: under bubblewrap with `isolated` (reading nothing but the course's
+    packages and the student files' folders), else the ordinary one."""
+    from grader.labs import course_root
     from grader.sandbox.client import Sandbox, SandboxError
 
     try:
-        return Sandbox()
+        if not isolated:
+            return Sandbox()
+        from grader.isolation import IsolatedSandbox, unavailable
+
+        problem = unavailable()
+        if problem:
+            raise click.UsageError(problem)
+        return IsolatedSandbox(course_root(), [s.resolve().parent for s in students])
     except SandboxError as e:
         raise click.UsageError(str(e)) from None
 

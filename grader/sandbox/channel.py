@@ -197,7 +197,12 @@ class Child:
 
     `gen` numbers the children of a `Sandbox` (1, 2, ...); handles a child makes carry it.
     `traceback_path` is the file into which the child dumps its stacks when asked
-    (`request_dump`), before it is ended for a timeout.
+    (`request_dump`), before it is ended for a timeout, as the grader reads it.
+    `pid` is the child's pid as its backend knows it (the zygote's `reap` takes it);
+    `host_pid` the pid that names it in the grader's own pid namespace, which is what
+    signals go to. They differ when the zygote runs in a pid namespace of its own
+    (`grader.isolation`), and `host_pid` is None when the child could not be found there:
+    it is then never signalled, since its own pid would name another process here.
     """
 
     pid: int
@@ -206,11 +211,13 @@ class Child:
     gen: int
     traceback_path: str = ""
     proc: subprocess.Popen[bytes] | None = field(default=None, repr=False)
+    host_pid: int | None = None
 
     def kill(self) -> None:
         """End the child, its process group and every descendant (even one that left the
         group with setsid())."""
-        kill_tree(self.pid)
+        if self.host_pid is not None:
+            kill_tree(self.host_pid)
         if self.proc is not None and self.proc.poll() is None:
             try:
                 self.proc.kill()
@@ -219,9 +226,9 @@ class Child:
 
     def request_dump(self) -> None:
         """Ask the child to write its stacks into `traceback_path` (see `worker._Dump`)."""
-        if DUMP_SIGNAL is not None:
+        if DUMP_SIGNAL is not None and self.host_pid is not None:
             try:
-                os.kill(self.pid, DUMP_SIGNAL)
+                os.kill(self.host_pid, DUMP_SIGNAL)
             except OSError:
                 pass
 

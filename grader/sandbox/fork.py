@@ -15,23 +15,41 @@ import socket
 import struct
 import subprocess
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from grader.codec import CodecError
 from grader.sandbox.channel import Child, PipeOutput
-from grader.sandbox.launch import launch, take_prestarted
+from grader.sandbox.launch import Zygote, launch, take_prestarted
 from grader.sandbox.limits import SandboxError, file_stamp
 from grader.sandbox.protocol import recv_json, send_json
 
-__all__ = ["ForkBackend"]
+__all__ = ["ForkBackend", "Launcher"]
 
 _START_TIMEOUT = 60.0
 _REPLY_TIMEOUT = 30.0
 
 
+class Launcher(Protocol):
+    """Starts the zygote somewhere else than beside the grader (`grader.isolation` runs it
+    under bubblewrap, in namespaces of its own)."""
+
+    def launch(self) -> Zygote:
+        """Start a zygote; the process and the grader's end of its control socket."""
+        ...
+
+    def locate(
+        self, zygote: subprocess.Popen[bytes], pid: int, traceback: str
+    ) -> tuple[int | None, str]:
+        """Where a child that the zygote reports as `pid` is, for the grader: its pid in the
+        grader's pid namespace (None if it cannot be found) and the path, for the grader,
+        of the stack dump file the child knows as `traceback`."""
+        ...
+
+
 class ForkBackend:
     """A zygote and its children; `setup(student)` gives each child's spawn command, and
-    `adopt(pid)`, if given, is called with the zygote's pid as soon as it is started."""
+    `adopt(pid)`, if given, is called with the zygote's pid as soon as it is started.
+    `launcher` starts the zygote elsewhere (default: `launch.launch`, beside the grader)."""
 
     name = "fork"
 
@@ -39,9 +57,11 @@ class ForkBackend:
         self,
         setup: Callable[[str], dict[str, Any]],
         adopt: Callable[[int], None] | None = None,
+        launcher: Launcher | None = None,
     ) -> None:
         self._setup = setup
         self._adopt = adopt
+        self._launcher = launcher
         self._proc: subprocess.Popen[bytes] | None = None
         self._ctl: socket.socket | None = None
         self._ready = False
@@ -53,8 +73,11 @@ class ForkBackend:
         """Start the zygote without waiting for it (it warms up in parallel)."""
         if self._proc is not None:
             return
-        zygote = take_prestarted(self.name)
-        self._proc, self._ctl = zygote if isinstance(zygote, tuple) else launch()
+        if self._launcher is not None:
+            self._proc, self._ctl = self._launcher.launch()
+        else:
+            zygote = take_prestarted(self.name)
+            self._proc, self._ctl = zygote if isinstance(zygote, tuple) else launch()
         self._ready = False
         if self._adopt is not None:  # it forks nothing before our first spawn command
             self._adopt(self._proc.pid)
@@ -143,7 +166,11 @@ class ForkBackend:
                 os.close(out)
                 self.close()
                 raise SandboxError("the sandbox server did not answer 'spawn'") from None
-            child = Child(pid, conn, PipeOutput(out), int(setup["gen"]), setup["traceback"])
+            host: int | None = pid
+            traceback = str(setup["traceback"])
+            if self._launcher is not None and self._proc is not None:
+                host, traceback = self._launcher.locate(self._proc, pid, traceback)
+            child = Child(pid, conn, PipeOutput(out), int(setup["gen"]), traceback, host_pid=host)
             self._spare.setdefault(path, []).append((child, setup["stamp"]))
 
     def reap(self, child: Child) -> int | None:

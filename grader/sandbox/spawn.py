@@ -81,6 +81,7 @@ class SpawnBackend:
             int(setup["gen"]),
             str(setup.get("traceback", "")),
             fresh.proc,
+            fresh.proc.pid,
         )
         if self._spawned >= 2:  # this run replaces children: keep the next one warming
             self.start()
