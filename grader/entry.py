@@ -10,6 +10,13 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
+
+
+def _course_root() -> Path:
+    """`grader.labs.course_root`, without importing the grader's heavy modules."""
+    env = os.environ.get("MINILLM_ROOT")
+    return Path(env).resolve() if env else Path(__file__).resolve().parent.parent
 
 
 def main() -> None:
@@ -18,10 +25,16 @@ def main() -> None:
 
     harden_imports()  # before anything else of the course is imported
     adopt_orphans()  # a process the student's code orphaned ends here, with the run
-    if sys.argv[1:2] == ["verify"] and not {"-h", "--help", "--isolated"} & set(sys.argv[2:]):
-        from grader.sandbox.launch import prestart
+    if sys.argv[1:2] == ["verify"] and not {"-h", "--help"} & set(sys.argv[2:]):
+        # the zygote imports numpy while this process imports the grader
+        if "--isolated" in sys.argv[2:]:
+            from grader.sandbox.bwrap import prestart_verify
 
-        prestart()  # the zygote imports numpy while this process imports the grader
+            prestart_verify(sys.argv[2:], _course_root())
+        else:
+            from grader.sandbox.launch import prestart
+
+            prestart()
     from grader.sandbox.limits import SandboxError, make_undumpable
 
     make_undumpable()  # student code runs as the same user: it may not debug the grader

@@ -1,0 +1,308 @@
+"""Bubblewrap: the command line that isolates the sandbox's zygote, and its launcher.
+
+The how of `grader.isolation` (which says why and what), with nothing but the standard
+library imported, so that `minillm verify --isolated` can start the isolated zygote at the
+very beginning of a run (`prestart`), while the grader imports the rest of itself.
+
+`bwrap_command` builds the command line; `BwrapLauncher` starts the zygote with it and,
+as the fork backend's `Launcher`, finds the zygote's children from outside: the pids the
+zygote reports are those of its own pid namespace, so each is looked up (``NSpid`` in
+``/proc/PID/status``) among bwrap's own descendants only, and a stack dump is read through
+``/proc/HOSTPID/root``. `unavailable` says why bwrap cannot run here and how to fix it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from functools import cache
+from pathlib import Path
+
+from grader.sandbox.launch import Zygote, child_env
+from grader.sandbox.limits import children_of
+
+__all__ = [
+    "SCRATCH",
+    "BwrapLauncher",
+    "bwrap_command",
+    "namespaces",
+    "prestart_verify",
+    "take_prestarted",
+    "unavailable",
+]
+
+SCRATCH = "/tmp"  # inside the sandbox: a tmpfs, the children's working folder and HOME
+SCRATCH_BYTES = 256 * 1024**2
+SHM_BYTES = 64 * 1024**2
+_SANDBOX_UID = 65534  # "nobody" inside the user namespace
+_INSTALL = (
+    "minillm grade runs every submission under bubblewrap (bwrap), which is not installed "
+    "here. Install it: sudo apt-get install bubblewrap (Debian, Ubuntu), "
+    "sudo dnf install bubblewrap (Fedora), sudo pacman -S bubblewrap (Arch)"
+)
+_USERNS = (
+    "bubblewrap (bwrap) cannot create its namespaces here{detail}. Unprivileged user "
+    "namespaces may be switched off: sudo sysctl -w kernel.unprivileged_userns_clone=1 "
+    "(Debian), or user.max_user_namespaces > 0; on Ubuntu 24.04 allow bwrap in AppArmor "
+    "(kernel.apparmor_restrict_unprivileged_userns=0); in a container, run it with "
+    "--privileged or a seccomp profile that allows unshare"
+)
+
+
+def _bwrap() -> str | None:
+    return shutil.which("bwrap")
+
+
+@cache
+def unavailable() -> str | None:
+    """None when bubblewrap runs here with every namespace `minillm grade` needs; else one
+    message that says what is missing and how to install or enable it."""
+    if not sys.platform.startswith("linux"):
+        return f"isolation needs Linux namespaces (bubblewrap); this is {sys.platform}"
+    exe = _bwrap()
+    if exe is None:
+        return _INSTALL
+    probe = [exe, *namespaces(), "--ro-bind", "/", "/", "--proc", "/proc", "--", "true"]
+    try:
+        done = subprocess.run(probe, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return _USERNS.format(detail=f" ({e})")
+    if done.returncode != 0:
+        detail = done.stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
+        return _USERNS.format(detail=f" ({detail[0]})")
+    return None
+
+
+def namespaces() -> list[str]:
+    uid = _SANDBOX_UID if os.getuid() != _SANDBOX_UID else _SANDBOX_UID - 1
+    return [
+        "--unshare-user",
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--uid",
+        str(uid),
+        "--gid",
+        str(uid),
+        "--die-with-parent",
+        "--new-session",
+    ]
+
+
+def _system_binds() -> list[str]:
+    """``/usr`` read-only, and ``/bin``, ``/lib``... as they are on this host (links into
+    ``/usr`` on a merged-usr system, read-only binds elsewhere)."""
+    args = ["--ro-bind", "/usr", "/usr"]
+    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    for etc in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime", "/etc/alternatives"):
+        args += ["--ro-bind-try", etc, etc]
+    return args
+
+
+def _python_dirs() -> list[str]:
+    """The folders the interpreter needs: its installation and the virtualenv (with the
+    folder of every link on the way to the executable)."""
+    found: list[str] = []
+    exe = sys.executable
+    candidates = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix]
+    for _ in range(8):  # the chain of links venv/bin/python -> python3 -> /opt/.../python3
+        candidates.append(os.path.dirname(os.path.abspath(exe)))
+        if not os.path.islink(exe):
+            break
+        exe = os.path.join(os.path.dirname(exe), os.readlink(exe))
+    for path in candidates:
+        path = os.path.abspath(path)
+        if path == "/" or path.startswith("/usr/") or path == "/usr":
+            continue
+        if not any(path == f or path.startswith(f + os.sep) for f in found):
+            found = [f for f in found if not f.startswith(path + os.sep)] + [path]
+    return found
+
+
+def bwrap_command(
+    course: Path,
+    student_dirs: Sequence[Path],
+    argv: Sequence[str],
+    *,
+    env: dict[str, str],
+    scratch_bytes: int = SCRATCH_BYTES,
+) -> list[str]:
+    """The bwrap command line that runs `argv` isolated (see the module docstring).
+
+    `course` is the folder that holds ``framework/`` and ``grader/`` (mounted read-only,
+    nothing else of it); `student_dirs` are mounted read-only at their own paths; `env` is
+    the whole environment inside.
+    """
+    exe = _bwrap() or "bwrap"
+    args = [exe, *namespaces(), *_system_binds()]
+    args += ["--proc", "/proc", "--dev", "/dev"]
+    args += ["--size", str(scratch_bytes), "--tmpfs", SCRATCH]
+    args += ["--size", str(SHM_BYTES), "--tmpfs", "/dev/shm"]
+    for path in _python_dirs():
+        args += ["--ro-bind", path, path]
+    for package in ("framework", "grader"):
+        path = str(course / package)
+        args += ["--ro-bind", path, path]
+    for folder in dict.fromkeys(str(d) for d in student_dirs):
+        if os.path.abspath(folder) != "/":  # never the whole host
+            args += ["--ro-bind", folder, folder]
+    args += ["--hostname", "minillm-sandbox", "--chdir", SCRATCH, "--clearenv"]
+    for key, value in sorted(env.items()):
+        args += ["--setenv", key, value]
+    return [*args, "--", *argv]
+
+
+def _sandbox_env(course: Path) -> dict[str, str]:
+    env = child_env()
+    for key in ("HOME", "USER", "LOGNAME", "VIRTUAL_ENV", "TMP", "TEMP"):
+        env.pop(key, None)
+    env.update(
+        PATH="/usr/local/bin:/usr/bin:/bin",
+        HOME=SCRATCH,
+        TMPDIR=SCRATCH,
+        PYTHONPATH=str(course),
+        PYTHONNOUSERSITE="1",
+    )
+    return env
+
+
+def _ns_pids(pid: int) -> list[int]:
+    """The pids of host process `pid` in every pid namespace it is in, outermost first."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("NSpid:"):
+                    return [int(p) for p in line.split()[1:]]
+    except (OSError, ValueError):
+        pass
+    return []
+
+
+class BwrapLauncher:
+    """Starts the zygote under bubblewrap and finds its children from outside."""
+
+    def __init__(
+        self,
+        course: Path,
+        student_dirs: Sequence[Path],
+        join_group: Callable[[int], bool] | None,
+    ) -> None:
+        self.course = course
+        self.student_dirs = list(student_dirs)
+        self.join_group = join_group
+
+    def launch(self) -> Zygote:
+        """A zygote under bwrap: the one `prestart_verify` started if it fits, else a new
+        one (which enters the run's control group before bwrap forks)."""
+        early = take_prestarted(self.course, self.student_dirs)
+        if early is not None:
+            return early
+        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        argv = [sys.executable, "-m", "grader.sandbox.zygote", str(child.fileno())]
+        cmd = bwrap_command(self.course, self.student_dirs, argv, env=_sandbox_env(self.course))
+        join = self.join_group
+
+        def enter_group() -> None:  # in the new process, before bwrap forks anything
+            if join is not None:
+                join(os.getpid())
+
+        proc = subprocess.Popen(
+            cmd,
+            pass_fds=(child.fileno(),),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            preexec_fn=enter_group if join is not None else None,
+        )
+        child.close()
+        return proc, parent
+
+    def locate(
+        self, zygote: subprocess.Popen[bytes], pid: int, traceback: str
+    ) -> tuple[int | None, str]:
+        """The host pid of the sandbox process that calls itself `pid`, among bwrap's own
+        descendants only (a zygote that lies cannot point the grader at anything else)."""
+        seen: set[int] = set()
+        frontier = [zygote.pid]
+        while frontier:
+            for host in children_of(frontier.pop()):
+                if host in seen:
+                    continue
+                seen.add(host)
+                frontier.append(host)
+                ns = _ns_pids(host)
+                if len(ns) >= 2 and ns[-1] == pid:
+                    dump = f"/proc/{host}/root{traceback}" if traceback else ""
+                    return host, dump
+        return None, ""
+
+
+_prestarted: tuple[Path, list[Path], Zygote] | None = None
+_LAB = re.compile(r"(?:lab)?0*(\d{1,2})", re.IGNORECASE)
+_VALUED = frozenset({"--impl", "--json", "--lang"})
+
+
+def prestart_verify(argv: Sequence[str], root: Path) -> None:
+    """For ``verify ... --isolated``: start the isolated zygote now, reading what that run
+    will need (the course's ``labs/``, the ``--impl`` file's folder, the lab's solution
+    folder with ``--solution``), so that it warms up while the grader imports itself.
+    Does nothing where bwrap is missing or the arguments are not understood here."""
+    global _prestarted
+    if _prestarted is not None or _bwrap() is None or not sys.platform.startswith("linux"):
+        return
+    dirs = [root / "labs"]
+    args = list(argv)
+    lab = ""
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in _VALUED and i + 1 < len(args):
+            if arg == "--impl":
+                dirs.append(Path(args[i + 1]).resolve().parent)
+            i += 2
+            continue
+        if not arg.startswith("-") and not lab:
+            lab = arg
+        i += 1
+    if "--solution" in args:
+        m = _LAB.fullmatch(os.path.basename(lab.rstrip("/")))
+        if m is None:
+            return
+        dirs.append(root / "solutions" / f"lab{int(m.group(1)):02d}")
+    dirs = [d for d in dirs if d.is_dir()]
+    try:
+        _prestarted = (root, dirs, BwrapLauncher(root, dirs, None).launch())
+    except OSError:
+        _prestarted = None
+
+
+def take_prestarted(course: Path, student_dirs: Sequence[Path]) -> Zygote | None:
+    """The zygote `prestart_verify` started, once, if it reads `course` and every folder
+    of `student_dirs`; None otherwise (a zygote that does not fit is ended)."""
+    global _prestarted
+    if _prestarted is None:
+        return None
+    root, dirs, zygote = _prestarted
+    _prestarted = None
+
+    def covered(folder: Path) -> bool:
+        return any(folder == d or d in folder.parents for d in dirs)
+
+    if root.resolve() == course.resolve() and all(covered(Path(d)) for d in student_dirs):
+        return zygote
+    proc, ctl = zygote
+    ctl.close()  # the zygote ends once its control socket closes
+    proc.wait()
+    return None
