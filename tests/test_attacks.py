@@ -1,0 +1,543 @@
+"""Hostile submissions (tests/attacks/*.py) against `verify` and, where bubblewrap runs, `grade`.
+
+Every attack is a lab04 ``student.py`` whose functions are stubs (so its honest score is 0,
+or the ``# honest:`` count it declares) plus code that tries to get more: forged results,
+planted files, signals, decoder bombs, processes that outlive the run. Its header says what
+each trust level must do with it:
+
+- ``contained``: the score is the honest one, no forged line reaches the report, no process
+  of the run is left, no scratch folder either, and the grader's own peak memory stays
+  under 1 GiB; under ``grade`` the instructor's course tree is byte-identical afterwards;
+- ``contained-unless-root`` / ``contained-with-cgroup``: contained when not running as root
+  / where a control group can be made; otherwise reported;
+- ``reported``: the run ends with a report (never a traceback, never a hang);
+- ``skip (why)``: not run at that level.
+
+Each run happens in a copy of the course in a temporary folder, under
+``tests/attacks/harness.py``, which adopts the run's orphans and measures the grader's memory.
+The runs of a level are made in parallel, once, by a module fixture; the tests read them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ATTACKS = Path(__file__).resolve().parent / "attacks"
+HARNESS = ATTACKS / "harness.py"
+SECRET = "minillm-attack-secret-7f3a"
+PEAK_LIMIT_KIB = 1024 * 1024  # the grader's own peak resident memory: under 1 GiB
+RUN_LIMIT = 120.0  # seconds before the harness kills a run (a stopped grader, say)
+IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
+
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="the attacks read /proc (Linux)"
+)
+
+
+@dataclass(frozen=True)
+class Attack:
+    name: str
+    path: Path
+    verify: str
+    grade: str
+    runs: int = 1
+    honest: int = 0
+    interrupts: bool = False
+
+
+def _header(path: Path) -> dict[str, str]:
+    found = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        m = re.match(r"^# (verify|grade|runs|honest|interrupts): (.*)$", line)
+        if m:
+            found[m.group(1)] = m.group(2).strip()
+    return found
+
+
+def _attacks() -> list[Attack]:
+    out = []
+    for path in sorted(ATTACKS.glob("*.py")):
+        if path.name == "harness.py":
+            continue
+        h = _header(path)
+        out.append(
+            Attack(
+                path.stem,
+                path,
+                h.get("verify", ""),
+                h.get("grade", ""),
+                int(h.get("runs", "1")),
+                int(h.get("honest", "0")),
+                h.get("interrupts") == "yes",
+            )
+        )
+    return out
+
+
+ALL = _attacks()
+
+
+def _cgroup_possible() -> bool:
+    from grader.sandbox.cgroup import RunGroup
+
+    group, _ = RunGroup.create(8, 0)
+    if group is None:
+        return False
+    group.close()
+    return True
+
+
+def expectation(level: str, attack: Attack) -> str:
+    """What `level` must do with `attack`: contained, reported or skip."""
+    want = attack.verify if level == "verify" else attack.grade
+    if want.startswith("skip"):
+        return "skip"
+    if want == "contained-unless-root":
+        return "reported" if IS_ROOT else "contained"
+    if want == "contained-with-cgroup":
+        return "contained" if _cgroup_possible() else "reported"
+    assert want in ("contained", "reported"), f"{attack.name}: bad header {want!r}"
+    return want
+
+
+# -- one run ------------------------------------------------------------------------------
+@dataclass
+class Run:
+    rc: int
+    seconds: float
+    timed_out: bool
+    peak_kib: int
+    leftovers: list[str]
+    stdout: str
+    stderr: str
+    result: Any  # the JSON result file, parsed (None if missing or not JSON)
+    tree_changed: list[str] = field(default_factory=list)
+    tmp_left: list[str] = field(default_factory=list)
+    marker: str = ""  # what a poisoned grader module wrote (POISONED)
+
+
+def _copy_course(dst: Path) -> None:
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
+    for package in ("framework", "grader"):
+        shutil.copytree(ROOT / package, dst / package, ignore=ignore)
+    (dst / "labs").mkdir()
+    shutil.copytree(ROOT / "labs" / "lab04", dst / "labs" / "lab04", ignore=ignore)
+    shutil.copyfile(ROOT / "labs" / "lab.mk", dst / "labs" / "lab.mk")
+    shutil.copytree(ROOT / "solutions" / "lab04", dst / "solutions" / "lab04", ignore=ignore)
+
+
+def _hashes(root: Path) -> dict[str, str]:
+    out = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_symlink() or path.is_file():
+            rel = str(path.relative_to(root))
+            data = os.readlink(path).encode() if path.is_symlink() else path.read_bytes()
+            out[rel] = hashlib.sha256(data).hexdigest()
+    return out
+
+
+def _env(tmp: Path) -> dict[str, str]:
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(tmp / "home"),
+        "LANG": "C.UTF-8",
+        "TMPDIR": str(tmp / "tmp"),
+        "MINILLM_ATTACK_SECRET": SECRET,
+        "NO_COLOR": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",  # the interpreter's own first import (grader/)
+    }
+    for key in ("MINILLM_SANDBOX",):
+        if key in os.environ:
+            env[key] = os.environ[key]
+    return env
+
+
+def _harness(tmp: Path, cwd: Path, args: list[str], tag: str) -> tuple[dict[str, Any], str, str]:
+    report = tmp / f"{tag}.harness.json"
+    cmd = [sys.executable, str(HARNESS), str(report), str(RUN_LIMIT), "--", sys.executable]
+    subprocess.run(cmd + args, cwd=cwd, env=_env(tmp), check=True, timeout=RUN_LIMIT + 30)
+    out = Path(str(report) + ".out").read_text(encoding="utf-8", errors="replace")
+    err = Path(str(report) + ".err").read_text(encoding="utf-8", errors="replace")
+    return json.loads(report.read_text()), out, err
+
+
+def _finish(
+    tmp: Path,
+    course: Path,
+    before: dict[str, str],
+    h: dict[str, Any],
+    out: str,
+    err: str,
+    result_path: Path,
+) -> Run:
+    try:
+        result = json.loads(result_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        result = None
+    after = _hashes(course)
+    changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+    marker = course / "POISONED"
+    return Run(
+        h["rc"],
+        h["seconds"],
+        h["timed_out"],
+        h["grader_peak_kib"],
+        h["leftovers"],
+        out,
+        err,
+        result,
+        changed,
+        sorted(os.listdir(tmp / "tmp")),
+        marker.read_text() if marker.exists() else "",
+    )
+
+
+def run_verify(attack: Attack, tmp: Path) -> list[Run]:
+    """Verify the attack as lab04's student.py in a copy of the course (`runs` times)."""
+    course = tmp / "course"
+    _copy_course(course)
+    shutil.copyfile(attack.path, course / "labs" / "lab04" / "student.py")
+    (tmp / "tmp").mkdir()
+    (tmp / "home").mkdir()
+    runs = []
+    for n in range(attack.runs):
+        before = _hashes(course)
+        result_path = tmp / f"verify-{n}.json"
+        args = ["-m", "grader", "verify", "lab04", "--lang", "en", "--no-color"]
+        h, out, err = _harness(tmp, course, [*args, "--json", str(result_path)], f"verify-{n}")
+        runs.append(_finish(tmp, course, before, h, out, err, result_path))
+    return runs
+
+
+def run_grade(attack: Attack, tmp: Path) -> list[Run]:
+    """Grade a submission holding the attack as labs/lab04/student.py (`runs` times)."""
+    course = tmp / "course"
+    _copy_course(course)
+    sub = tmp / "submission" / "labs" / "lab04"
+    sub.mkdir(parents=True)
+    shutil.copyfile(attack.path, sub / "student.py")
+    (tmp / "tmp").mkdir()
+    (tmp / "home").mkdir()
+    runs = []
+    for n in range(attack.runs):
+        before = _hashes(course)
+        result_path = tmp / f"grade-{n}.json"
+        args = ["-m", "grader", "grade", str(tmp / "submission"), "--labs", "lab04"]
+        args += ["--format", "json", "--lang", "en", "--out", str(result_path)]
+        h, out, err = _harness(tmp, course, args, f"grade-{n}")
+        runs.append(_finish(tmp, course, before, h, out, err, result_path))
+    return runs
+
+
+def _run_all(tmp_root: Path) -> dict[tuple[str, str], list[Run] | BaseException]:
+    """Every (level, attack) run, made in parallel (most of a run's time is waiting)."""
+    levels = ["verify"] + ([] if _bwrap_problem() else ["grade"])
+    chosen = [(lv, a) for lv in levels for a in ALL if expectation(lv, a) != "skip"]
+
+    def one(job: tuple[str, Attack]) -> list[Run] | BaseException:
+        level, attack = job
+        fn = run_verify if level == "verify" else run_grade
+        try:
+            return fn(attack, tmp_root / f"{level}-{attack.name}")
+        except BaseException as e:  # reported by the attack's own test
+            return e
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = pool.map(one, chosen)
+        return {(lv, a.name): r for (lv, a), r in zip(chosen, results, strict=True)}
+
+
+def _bwrap_problem() -> str | None:
+    from grader.isolation import unavailable
+
+    return unavailable()
+
+
+@pytest.fixture(scope="module")
+def attack_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[Any, Any]]:
+    yield _run_all(tmp_path_factory.mktemp("attacks"))
+
+
+# -- what a run must show -----------------------------------------------------------------
+def _statuses_verify(result: Any) -> list[str]:
+    return [t["status"] for t in result["tests"]]
+
+
+def _passes(statuses: list[str]) -> int:
+    return sum(s == "PASS" for s in statuses)
+
+
+def _no_traceback(run: Run) -> None:
+    assert "Traceback (most recent call last)" not in run.stderr, run.stderr[-3000:]
+    assert "Traceback (most recent call last)" not in run.stdout, run.stdout[-3000:]
+    assert not run.timed_out, "the run did not end by itself"
+
+
+def _forged_lines(text: str) -> list[str]:
+    """Report lines that claim a pass, and raw escape or workflow-command lines."""
+    bad = []
+    for line in text.splitlines():
+        if re.match(r"^\s*\[PASS\]", line) or line.startswith(("::", "Result: all passed")):
+            bad.append(line)
+        if "\x1b" in line or "\r" in line:
+            bad.append(line)
+    return bad
+
+
+def assert_contained(attack: Attack, run: Run, statuses: list[str], level: str) -> None:
+    _no_traceback(run)
+    assert run.leftovers == [], f"processes of the run were left: {run.leftovers}"
+    assert run.tmp_left == [], f"left in TMPDIR: {run.tmp_left}"
+    assert run.peak_kib < PEAK_LIMIT_KIB, f"grader peak {run.peak_kib} KiB"
+    assert run.marker == "", f"a poisoned module ran in the grader: {run.marker}"
+    assert SECRET not in run.stdout + run.stderr + json.dumps(run.result)
+    assert _passes(statuses) == attack.honest, statuses
+    if attack.honest == 0:
+        assert _forged_lines(run.stdout) == [], _forged_lines(run.stdout)
+    assert "internal grader error" not in run.stdout
+    if level == "grade":
+        assert run.tree_changed == [], f"the course tree changed: {run.tree_changed}"
+
+
+def assert_reported(run: Run) -> None:
+    _no_traceback(run)
+    assert run.result is not None, f"no result file; stdout:\n{run.stdout[-2000:]}"
+    assert "Result" in run.stdout or run.result.get("kind") == "minillm-grade"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("attack", ALL, ids=[a.name for a in ALL])
+def test_attack_under_verify(attack: Attack, attack_runs: dict[Any, Any]) -> None:
+    want = expectation("verify", attack)
+    if want == "skip":
+        pytest.skip(f"not run under verify: {attack.verify}")
+    runs = attack_runs["verify", attack.name]
+    if isinstance(runs, BaseException):
+        raise runs
+    for run in runs:
+        if attack.interrupts:
+            assert run.rc in (130, 143), (run.rc, run.stdout[-2000:], run.stderr[-2000:])
+            assert "interrupted" in run.stdout
+        else:
+            assert run.rc in (0, 1), (run.rc, run.stdout[-2000:], run.stderr[-2000:])
+        assert run.result is not None, (run.stdout[-2000:], run.stderr[-2000:])
+        if want == "contained":
+            assert_contained(attack, run, _statuses_verify(run.result), "verify")
+        else:
+            assert_reported(run)
+
+
+def _statuses_grade(result: Any) -> list[str]:
+    assert result["complete"] is True and result["isolated"] is True, result
+    (sub,) = result["submissions"]
+    assert sub["error"] == "", sub["error"]
+    (lab,) = sub["labs"]
+    assert lab["sandbox"] == "bwrap"
+    return [t["status"] for t in lab["tests"]]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("attack", ALL, ids=[a.name for a in ALL])
+def test_attack_under_grade(attack: Attack, attack_runs: dict[Any, Any]) -> None:
+    problem = _bwrap_problem()
+    if problem:
+        pytest.skip(f"no isolation here, so grade is not attacked: {problem}")
+    want = expectation("grade", attack)
+    assert want == "contained", f"{attack.name}: every attack must be contained under grade"
+    runs = attack_runs["grade", attack.name]
+    if isinstance(runs, BaseException):
+        raise runs
+    for run in runs:
+        assert run.rc in (0, 1), (run.rc, run.stdout[-2000:], run.stderr[-2000:])
+        assert run.result is not None, (run.stdout[-2000:], run.stderr[-2000:])
+        assert_contained(attack, run, _statuses_grade(run.result), "grade")
+
+
+# -- the grader's own process (trust level 1) -----------------------------------------------
+_AUDIT = r"""
+import os, sys
+late, armed = [], []
+def hook(event, args):
+    if event == "import" and armed and args[0] not in sys.modules:
+        late.append(args[0])
+sys.addaudithook(hook)
+import grader.sandbox.session as session
+_ensure = session.Session.ensure
+def ensure(self, *a, **k):
+    armed.append(1)
+    return _ensure(self, *a, **k)
+session.Session.ensure = ensure
+_exit = os._exit
+def exit_(code):
+    with open(os.environ["AUDIT_OUT"], "w") as f:
+        f.write("\n".join(sorted(set(late))))
+    _exit(code)
+os._exit = exit_
+sys.argv = ["minillm", *sys.argv[1:]]
+from grader.entry import main
+main()
+"""
+
+
+def _audit(tmp: Path, args: list[str], *, tty: bool = False) -> list[str]:
+    """Modules the grader imported after its first call into student code."""
+    out = tmp / "late.txt"
+    env = {**_env(tmp), "AUDIT_OUT": str(out)}
+    env.pop("NO_COLOR")
+    (tmp / "tmp").mkdir(exist_ok=True)
+    cmd = [sys.executable, "-c", _AUDIT, *args]
+    if tty:
+        import pty
+
+        master, slave = pty.openpty()
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=slave, stderr=slave)
+        os.close(slave)
+        text = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            text += chunk
+        proc.wait(timeout=120)
+        os.close(master)
+        assert b"\x1b[" in text, "no colour: the report did not take the terminal path"
+    else:
+        subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, timeout=120)
+    return [m for m in out.read_text().splitlines() if m]
+
+
+@pytest.mark.parametrize(
+    "args, tty",
+    [
+        (["verify", "lab04", "--lang", "en"], False),
+        (["verify", "lab04", "--solution", "--json", "-"], False),
+        (["verify", "lab04", "--impl", "tests/mutants/lab04/no_max_subtraction.py"], True),
+        (["status", "--lang", "en"], True),
+    ],
+    ids=["plain", "json", "tty-failing", "status"],
+)
+def test_nothing_is_imported_after_student_code_ran(
+    args: list[str], tty: bool, tmp_path: Path
+) -> None:
+    if "--impl" in args and not (ROOT / args[args.index("--impl") + 1]).is_file():
+        pytest.skip("that mutant is gone")
+    assert _audit(tmp_path, args, tty=tty) == []
+
+
+def test_the_grader_writes_no_bytecode_into_the_course(tmp_path: Path) -> None:
+    course = tmp_path / "course"
+    _copy_course(course)
+    (tmp_path / "tmp").mkdir()
+    env = {k: v for k, v in _env(tmp_path).items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run(
+        [sys.executable, "-m", "grader", "verify", "lab04", "--solution"],
+        cwd=course,
+        env=env,
+        capture_output=True,
+        check=True,
+        timeout=120,
+    )
+    written = sorted(str(p.relative_to(course)) for p in course.rglob("*.pyc"))
+    # only the interpreter's own import of the package itself, before the grader runs
+    assert all(re.fullmatch(r"grader/__pycache__/__init__\..*\.pyc", w) for w in written), written
+
+
+def test_an_unknown_sandbox_backend_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "tmp").mkdir()
+    env = {**_env(tmp_path), "MINILLM_SANDBOX": "jail"}
+    for args in (["verify", "lab04"], ["verify", "lab04", "--solution"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "grader", *args],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 2, done.stderr
+        assert "MINILLM_SANDBOX" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
+def test_a_signal_to_the_grader_still_reports_what_finished(signame: str, tmp_path: Path) -> None:
+    import signal
+    import time
+
+    course = tmp_path / "course"
+    _copy_course(course)
+    slow = (ROOT / "solutions" / "lab04" / "student.py").read_text(encoding="utf-8")
+    slow += "\n\ndef softmax(x):\n    import time\n    time.sleep(60)\n"
+    (course / "labs" / "lab04" / "student.py").write_text(slow, encoding="utf-8")
+    (tmp_path / "tmp").mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "grader", "verify", "lab04", "--lang", "en", "--json", "r.json"],
+        cwd=course,
+        env=_env(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(2.5)  # the softmax tests wait for their 5 s timeout
+    proc.send_signal(getattr(signal, signame))
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + getattr(signal, signame), err
+    assert f"the run was interrupted ({signame})" in out, out
+    assert "[PASS]" in out and "not run: the run was interrupted" in out
+    assert "Traceback" not in err
+    doc = json.loads((course / "r.json").read_text(encoding="utf-8"))
+    assert any(t["status"] == "PASS" for t in doc["tests"])
+    assert os.listdir(tmp_path / "tmp") == []
+    leftovers = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True)
+    assert leftovers.stdout.strip() == ""
+
+
+def test_a_scratch_folder_that_stays_is_a_note_in_the_report(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from click.testing import CliRunner
+
+    import grader.sandbox.client as client
+    from grader.cli import cli
+
+    monkeypatch.setattr(client, "_remove_tree", lambda root: f"could not remove {root}")
+    done = CliRunner().invoke(cli, ["verify", "lab04", "--solution", "--lang", "en"])
+    assert "note: could not remove" in done.output, done.output
+
+
+def test_a_module_changed_after_student_code_started_is_not_imported(tmp_path: Path) -> None:
+    script = f"""
+import sys, time
+sys.path.insert(0, {str(tmp_path)!r})
+open({str(tmp_path / "early.py")!r}, "w").write("X = 1")
+time.sleep(0.05)
+from grader import guard
+guard.harden_imports()
+guard.preload()
+open({str(tmp_path / "late.py")!r}, "w").write("X = 2")
+import early
+try:
+    import late
+except ImportError as e:
+    print("refused:", e)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert "refused:" in done.stdout and "late.py changed" in done.stdout, done
