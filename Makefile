@@ -45,6 +45,7 @@ check: lint typecheck pytest
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/isolation.py
 	$(BIN)/python bench/model_forward.py
 	$(BIN)/python bench/model_train_step.py
 	$(BIN)/python bench/generate_cache.py
