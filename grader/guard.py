@@ -237,28 +237,36 @@ def interruptible() -> Iterator[None]:
 _PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 
 
+_adopting = False
+
+
 def adopt_orphans() -> bool:
     """Make this process the reaper of its orphaned descendants (Linux; whether it is)."""
+    global _adopting
     if not sys.platform.startswith("linux"):
         return False
     try:
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
-        return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+        _adopting = bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
     except (OSError, AttributeError):
-        return False
+        pass
+    return _adopting
 
 
 def end_strays(keep: tuple[int, ...] = ()) -> int:
     """Kill every child process of this one (and its tree) but `keep`, and reap them.
 
     Called where the grader has no child of its own left (its sandbox is closed): any child
-    then is a process of the student's code that was orphaned and adopted here. Returns how
-    many there were.
+    then is a process of the student's code that was orphaned and adopted here. Does
+    nothing in a process that did not `adopt_orphans` (a test session, say, whose children
+    are its own). Returns how many there were.
     """
     from grader.sandbox.limits import children_of, kill_tree
 
+    if not _adopting:
+        return 0
     ended = 0
     for _ in range(20):
         strays = [p for p in children_of(os.getpid()) if p not in keep]
