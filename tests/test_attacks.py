@@ -541,3 +541,116 @@ except ImportError as e:
         [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60
     )
     assert "refused:" in done.stdout and "late.py changed" in done.stdout, done
+
+
+# -- the isolated sandbox (trust level 2) ---------------------------------------------------
+_PROBE = """
+import json, os, socket
+
+def _probe():
+    info = {"uid": os.getuid(), "pids": sorted(int(p) for p in os.listdir("/proc") if p.isdigit())}
+    info["course"] = sorted(os.listdir(COURSE))
+    info["solutions"] = os.path.exists(os.path.join(COURSE, "solutions"))
+    info["labs"] = os.path.exists(os.path.join(COURSE, "labs"))
+    st = os.statvfs("/tmp")
+    info["tmp_bytes"] = st.f_blocks * st.f_frsize
+    info["cwd"] = os.getcwd()
+    info["env"] = sorted(os.environ)
+    try:
+        socket.create_connection(("127.0.0.1", 22), timeout=1).close()
+        info["net"] = "connected"
+    except OSError as e:
+        info["net"] = type(e).__name__
+    try:
+        open(os.path.join(COURSE, "framework", "planted.py"), "w").close()
+        info["write_course"] = True
+    except OSError:
+        info["write_course"] = False
+    return info
+
+def attention_scores(q, k, scale):
+    raise RuntimeError("PROBE" + json.dumps(_probe()) + "END")
+
+def apply_mask(scores, mask):
+    raise NotImplementedError
+
+def softmax(x):
+    raise NotImplementedError
+"""
+
+
+def _probe_message(doc: dict[str, Any]) -> dict[str, Any]:
+    text = json.dumps(doc)
+    m = re.search(r"PROBE(\{.*?\})END", text.replace('\\\\"', '"').replace('\\"', '"'))
+    assert m, text[:3000]
+    found: dict[str, Any] = json.loads(m.group(1))
+    return found
+
+
+def test_verify_isolated_runs_the_code_in_its_own_namespaces(tmp_path: Path) -> None:
+    problem = _bwrap_problem()
+    if problem:
+        pytest.skip(problem)
+    course = tmp_path / "course"
+    _copy_course(course)
+    probe = _PROBE.replace("COURSE", repr(str(course)))
+    (course / "labs" / "lab04" / "student.py").write_text(probe, encoding="utf-8")
+    (tmp_path / "tmp").mkdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "grader", "verify", "lab04", "--isolated", "--json", "-"],
+        cwd=course,
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    doc = json.loads(done.stdout)
+    assert doc["sandbox"] == "bwrap"
+    info = _probe_message(doc)
+    assert info["uid"] != os.getuid()
+    assert max(info["pids"]) < 10, info["pids"]  # its own pid namespace: bwrap, zygote, child
+    assert info["solutions"] is False and info["write_course"] is False
+    assert info["net"] != "connected"
+    assert info["tmp_bytes"] <= 256 * 1024**2 and info["cwd"] == "/tmp"
+    assert "MINILLM_ATTACK_SECRET" not in info["env"] and "HOME" in info["env"]
+    assert set(info["course"]) <= {"framework", "grader", "labs"}, info["course"]
+    assert not (course / "framework" / "planted.py").exists()
+
+
+def test_grade_refuses_without_bubblewrap_unless_told(tmp_path: Path) -> None:
+    sub = tmp_path / "submission" / "labs" / "lab04"
+    sub.mkdir(parents=True)
+    shutil.copyfile(ROOT / "labs" / "lab04" / "student.py", sub / "student.py")
+    (tmp_path / "tmp").mkdir()
+    env = {**_env(tmp_path), "PATH": str(tmp_path / "empty")}  # no bwrap on PATH
+    args = [sys.executable, "-m", "grader", "grade", str(sub.parent.parent), "--labs", "lab04"]
+    done = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr
+    assert "apt-get install bubblewrap" in done.stderr and "--no-isolation" in done.stderr
+    done = subprocess.run(
+        [*args, "--no-isolation", "--lang", "en"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.splitlines()[0].startswith("NOT isolated"), done.stdout[:500]
+
+
+def test_the_bwrap_command_mounts_no_solutions_and_nothing_writable(tmp_path: Path) -> None:
+    from grader.sandbox.bwrap import bwrap_command
+
+    course = tmp_path / "course"
+    work = tmp_path / "subs" / "00001"
+    cmd = bwrap_command(course, [work], ["python"], env={"A": "1"})
+    binds = [cmd[i + 1] for i, a in enumerate(cmd) if a in ("--bind", "--ro-bind", "--dev-bind")]
+    assert "--bind" not in cmd and "--dev-bind" not in cmd
+    assert str(course / "framework") in binds and str(course / "grader") in binds
+    assert str(work) in binds and str(course) not in binds and "/" not in binds
+    assert not any("solutions" in b or "private" in b for b in binds)
+    for flag in ("--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc"):
+        assert flag in cmd
+    assert "--die-with-parent" in cmd and "--new-session" in cmd and "--clearenv" in cmd
+    assert cmd[cmd.index("--uid") + 1] != str(os.getuid())
