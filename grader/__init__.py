@@ -2,6 +2,13 @@
 
 The judge (this package, in the grader's process) and the student's code (in a
 sandbox child) never share a process; only plain data crosses between them.
+
+Two trust levels. On the student's own machine (`verify`, the pytest plugin, `status`,
+`watch`) the sandbox keeps honest mistakes from corrupting the verdicts, and the grader's
+process guards itself against what is cheap to guard against on every run
+(`grader.guard`). `minillm grade` is a trust boundary: every submission runs under
+bubblewrap, in namespaces of its own, seeing nothing of the course but what it may import
+(`grader.isolation`).
 """
 
 import sys
