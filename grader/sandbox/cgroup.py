@@ -47,11 +47,14 @@ class RunGroup:
         name = f"minillm-{os.getpid()}-{_counter}"
         v2 = _v2_parent()
         if v2 is not None:
+            _sweep(v2)
             group = _make(RunGroup([os.path.join(v2, name)], 2), processes, memory)
             if group is not None:
                 return group, ""
         v1 = [os.path.join(_ROOT, c) for c in ("pids", "memory")]
         if all(os.path.isfile(os.path.join(d, "cgroup.procs")) for d in v1):
+            for d in v1:
+                _sweep(d)
             group = _make(RunGroup([os.path.join(d, name) for d in v1], 1), processes, memory)
             if group is not None:
                 return group, ""
@@ -136,6 +139,20 @@ def _v2_parent() -> str | None:
     if not {"pids", "memory"} <= enabled or not os.access(parent, os.W_OK):
         return None
     return parent
+
+
+def _sweep(parent: str) -> None:
+    """Remove the empty groups of runs whose grader is gone (killed before it could)."""
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return
+    for name in names:
+        parts = name.split("-")
+        if len(parts) != 3 or parts[0] != "minillm" or not parts[1].isdigit():
+            continue
+        if not os.path.exists(f"/proc/{parts[1]}"):
+            _rmdir(os.path.join(parent, name))  # fails, harmlessly, while tasks remain
 
 
 def _make(group: RunGroup, processes: int, memory: int) -> RunGroup | None:
