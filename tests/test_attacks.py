@@ -130,14 +130,15 @@ class Run:
     marker: str = ""  # what a poisoned grader module wrote (POISONED)
 
 
-def _copy_course(dst: Path) -> None:
+def _copy_course(dst: Path, labs: tuple[str, ...] = ("lab04",)) -> None:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
     for package in ("framework", "grader"):
         shutil.copytree(ROOT / package, dst / package, ignore=ignore)
     (dst / "labs").mkdir()
-    shutil.copytree(ROOT / "labs" / "lab04", dst / "labs" / "lab04", ignore=ignore)
     shutil.copyfile(ROOT / "labs" / "lab.mk", dst / "labs" / "lab.mk")
-    shutil.copytree(ROOT / "solutions" / "lab04", dst / "solutions" / "lab04", ignore=ignore)
+    for lab in labs:
+        shutil.copytree(ROOT / "labs" / lab, dst / "labs" / lab, ignore=ignore)
+        shutil.copytree(ROOT / "solutions" / lab, dst / "solutions" / lab, ignore=ignore)
 
 
 def _hashes(root: Path) -> dict[str, str]:
@@ -394,17 +395,25 @@ main()
 
 
 def _audit(tmp: Path, args: list[str], *, tty: bool = False) -> list[str]:
-    """Modules the grader imported after its first call into student code."""
+    """Modules the grader imported after its first call into student code (run in a fresh
+    copy of the whole course, so that status has nothing remembered)."""
     out = tmp / "late.txt"
     env = {**_env(tmp), "AUDIT_OUT": str(out)}
     env.pop("NO_COLOR")
     (tmp / "tmp").mkdir(exist_ok=True)
+    course = tmp / "course"
+    if not course.exists():
+        labs = tuple(p.name for p in sorted((ROOT / "labs").glob("lab[0-9][0-9]")))
+        _copy_course(course, labs)
+        shutil.copytree(
+            ROOT / "tests" / "mutants" / "lab04", course / "tests" / "mutants" / "lab04"
+        )
     cmd = [sys.executable, "-c", _AUDIT, *args]
     if tty:
         import pty
 
         master, slave = pty.openpty()
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=slave, stderr=slave)
+        proc = subprocess.Popen(cmd, cwd=course, env=env, stdout=slave, stderr=slave)
         os.close(slave)
         text = b""
         while True:
@@ -415,11 +424,11 @@ def _audit(tmp: Path, args: list[str], *, tty: bool = False) -> list[str]:
             if not chunk:
                 break
             text += chunk
-        proc.wait(timeout=120)
+        proc.wait(timeout=300)
         os.close(master)
         assert b"\x1b[" in text, "no colour: the report did not take the terminal path"
     else:
-        subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, timeout=120)
+        subprocess.run(cmd, cwd=course, env=env, capture_output=True, timeout=300)
     return [m for m in out.read_text().splitlines() if m]
 
 
