@@ -111,9 +111,10 @@ def _system_binds() -> list[str]:
 
 
 def _python_dirs() -> list[str]:
-    """The folders the interpreter needs: its installation and the virtualenv (with the
-    folder of every link on the way to the executable)."""
-    found: list[str] = []
+    """The folders the interpreter needs: its installation, the virtualenv, the folder of
+    every link on the way to the executable, and every folder on `sys.path` (site-packages,
+    and what a .pth file adds) except a course's own: one holding ``solutions/``, or
+    ``grader/`` and ``labs/``, is never mounted whole (its packages are mounted one by one)."""
     exe = sys.executable
     candidates = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix]
     for _ in range(8):  # the chain of links venv/bin/python -> python3 -> /opt/.../python3
@@ -121,13 +122,21 @@ def _python_dirs() -> list[str]:
         if not os.path.islink(exe):
             break
         exe = os.path.join(os.path.dirname(exe), os.readlink(exe))
+    candidates += [p for p in sys.path if p and os.path.isdir(p) and not _is_course(p)]
+    found: list[str] = []
     for path in candidates:
         path = os.path.abspath(path)
-        if path == "/" or path.startswith("/usr/") or path == "/usr":
+        if path == "/" or path.startswith("/usr/") or path == "/usr" or _is_course(path):
             continue
         if not any(path == f or path.startswith(f + os.sep) for f in found):
             found = [f for f in found if not f.startswith(path + os.sep)] + [path]
     return found
+
+
+def _is_course(path: str) -> bool:
+    """A folder of the course (not a site-packages that holds the installed grader)."""
+    has = [os.path.isdir(os.path.join(path, name)) for name in ("solutions", "grader", "labs")]
+    return has[0] or (has[1] and has[2])
 
 
 def bwrap_command(
