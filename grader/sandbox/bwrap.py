@@ -41,8 +41,8 @@ SCRATCH_BYTES = 256 * 1024**2
 SHM_BYTES = 64 * 1024**2
 _SANDBOX_UID = 65534  # "nobody" inside the user namespace
 _INSTALL = (
-    "minillm grade runs every submission under bubblewrap (bwrap), which is not installed "
-    "here. Install it: sudo apt-get install bubblewrap (Debian, Ubuntu), "
+    "isolated runs (minillm grade, verify --isolated) use bubblewrap (bwrap), which is not "
+    "installed here. Install it: sudo apt-get install bubblewrap (Debian, Ubuntu), "
     "sudo dnf install bubblewrap (Fedora), sudo pacman -S bubblewrap (Arch)"
 )
 _USERNS = (
