@@ -4,10 +4,13 @@
 
 `generate(model, tokenizer, prompt, config, rng)` runs the loop and returns a
 `GenerateResult`; `generate_stream(...)` yields the text as it is made, in pieces that never
-split a multi-byte UTF-8 character. Each decode step feeds only the new token, at its true
-position, through `GPTModel.forward(ids, kv_cache, start_pos)`: the cost of a step does not
-grow with the context. Generation ends at EOS (or another stop id), before a stop string,
-or after `max_new_tokens`.
+split a multi-byte UTF-8 character. The prompt is prefilled through
+`GPTModel.forward(ids, kv_cache, start_pos)`; each decode step then feeds only the new token,
+at its true position, through a `StepDecoder` (`framework.decode_step`: the same arithmetic
+with the weights prepared once per generation), so the cost of a step hardly grows with the
+context. A model whose `forward` is overridden (a probe, a student's pieces) runs through its
+own `forward` at every step instead. Generation ends at EOS (or another stop id), before a
+stop string, or after `max_new_tokens`.
 
 The context never overruns `max_seq_len`: a longer prompt loses its oldest tokens, and when
 the context is full the window slides: the last `window_keep` tokens are prefilled again at
@@ -32,7 +35,6 @@ Example:
 
 from __future__ import annotations
 
-import codecs
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -40,9 +42,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from framework.decode_step import StepDecoder
 from framework.kv_cache import KVCache
 from framework.model import GPTModel
 from framework.sampling import sample
+from framework.text_stream import TextStream
 from framework.tokenizer import Tokenizer
 from framework.validate import is_int, non_negative_int, positive_int
 
@@ -140,6 +144,9 @@ class Decoder:
         self.ids = ids[-self.max_len :]  # a longer prompt loses its oldest tokens
         self.truncated = len(ids) - len(self.ids)
         self.cache = KVCache(c.num_layers, c.max_seq_len, c.hidden_dim) if use_cache else None
+        # the one-token fast path, only where it computes what `model.forward` would
+        plain = type(model).forward is GPTModel.forward and "forward" not in vars(model)
+        self.stepper = StepDecoder(model) if use_cache and plain else None
         self.start = 0  # index in `ids` of the token at position 0
         self.fed = 0  # tokens of the window already in the cache
         self.slides = 0
@@ -156,9 +163,12 @@ class Decoder:
             last: NDArray[np.float32] = self.model.forward(window).numpy()[-1]  # (V,)
             return last
         new = window[self.fed :]  # prefill: the whole window; decode: one token
-        out = self.model.forward(new, kv_cache=self.cache, start_pos=self.fed)  # (len(new), V)
+        if self.stepper is not None and self.fed and len(new) == 1:
+            last = self.stepper.step(new[0], self.fed, self.cache)  # (V,)
+        else:
+            out = self.model.forward(new, kv_cache=self.cache, start_pos=self.fed)  # (S, V)
+            last = out.numpy()[-1]  # (V,)
         self.fed = len(window)
-        last = out.numpy()[-1]  # (V,)
         return last
 
     def push(self, token_id: int) -> None:
@@ -187,41 +197,6 @@ def _allowed(tokenizer: Tokenizer, vocab_size: int) -> NDArray[np.bool_] | None:
     return None if mask.all() else mask
 
 
-class _TextStream:
-    """New bytes in, finished text out: whole UTF-8 characters only, nothing past a stop
-    string, and nothing that may still turn out to be the start of one."""
-
-    def __init__(self, stops: tuple[str, ...]) -> None:
-        self.stops = stops
-        self.utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self.text = ""  # everything decoded so far (cut before a stop string once found)
-        self.sent = 0  # characters of `text` already handed out
-        self.stopped = False
-
-    def feed(self, data: bytes) -> str:
-        """Add a token's bytes; return the text that is now final ("" if none)."""
-        self.text += self.utf8.decode(data)
-        found = [i for i in (self.text.find(s) for s in self.stops) if i >= 0]
-        if found:
-            self.text, self.stopped = self.text[: min(found)], True
-            return self._take(len(self.text))
-        hold = max(
-            (n for s in self.stops for n in range(1, len(s)) if self.text.endswith(s[:n])),
-            default=0,
-        )
-        return self._take(len(self.text) - hold)
-
-    def finish(self) -> str:
-        """The rest of the text (a character cut off at the end becomes U+FFFD)."""
-        if not self.stopped:
-            self.text += self.utf8.decode(b"", final=True)
-        return self._take(len(self.text))
-
-    def _take(self, end: int) -> str:
-        piece, self.sent = self.text[self.sent : end], max(self.sent, end)
-        return piece
-
-
 def _run(
     model: GPTModel,
     tokenizer: Tokenizer,
@@ -238,7 +213,7 @@ def _run(
     result.prompt_ids, result.prompt_truncated = list(decoder.ids), decoder.truncated
     allowed = _allowed(tokenizer, model.config.vocab_size)
     stop_ids = set(cfg.stop_ids) | ({tokenizer.eos_id} if cfg.stop_at_eos else set())
-    stream = _TextStream(cfg.stop)
+    stream = TextStream(cfg.stop)
     for _ in range(cfg.max_new_tokens):
         logits = decoder.logits()  # (V,)
         if allowed is not None:

@@ -9,11 +9,11 @@ from framework.config import ModelConfig, tiny_config
 from framework.generate import (
     Decoder,
     GenerateConfig,
-    _TextStream,
     generate,
     generate_stream,
 )
 from framework.model import GPTModel, init_weights
+from framework.text_stream import TextStream
 from framework.tokenizer import EOS_ID, ByteTokenizer
 
 TOK = ByteTokenizer()
@@ -139,15 +139,15 @@ def test_only_ids_the_tokenizer_knows_are_sampled() -> None:
 
 
 def test_text_stream_keeps_utf8_characters_whole() -> None:
-    s = _TextStream(())
+    s = TextStream(())
     pieces = [s.feed(bytes([b])) for b in "你好".encode()]
     assert pieces == ["", "", "你", "", "", "好"]
-    s = _TextStream(())
+    s = TextStream(())
     assert s.feed("é".encode()[:1]) == "" and s.finish() == "\ufffd"
 
 
 def test_text_stream_holds_back_a_possible_stop_string() -> None:
-    s = _TextStream(("<|end|>",))
+    s = TextStream(("<|end|>",))
     assert s.feed(b"hi <|") == "hi "
     assert s.feed(b"en") == ""
     assert s.feed(b"x") == "<|enx"  # not a stop string after all

@@ -30,12 +30,12 @@ from framework.generate import (
     GenerateResult,
     _allowed,
     _prompt_ids,
-    _TextStream,
 )
 from framework.kv_cache import KVCache
 from framework.model import GPTModel
 from framework.sampling import apply_repetition_penalty, check_logits, probabilities, sample
 from framework.tensor import tensor_from
+from framework.text_stream import TextStream
 from framework.tokenizer import Tokenizer
 from grader.mine.forward import PiecewiseModel
 from grader.mine.pieces import PieceError, Pieces
@@ -153,7 +153,7 @@ def generate_with(
     result = GenerateResult("", [], list(decoder.ids), "length", decoder.truncated)
     allowed = _allowed(tokenizer, model.config.vocab_size)
     stop_ids = set(cfg.stop_ids) | ({tokenizer.eos_id} if cfg.stop_at_eos else set())
-    stream = _TextStream(cfg.stop)
+    stream = TextStream(cfg.stop)
     for _ in range(cfg.max_new_tokens):
         logits = decoder.logits()  # (V,)
         if allowed is not None:
