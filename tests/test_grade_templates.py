@@ -14,7 +14,7 @@ import venv
 import zipfile
 from pathlib import Path
 
-import pytest
+import yaml
 
 from grader.labs import resolve_lab
 from grader.mutants import compose, parse_mutant
@@ -125,7 +125,6 @@ def test_the_github_actions_template() -> None:
     assert "apt-get install -y --no-install-recommends bubblewrap" in text
     assert "pip install --disable-pip-version-check -e ./.minillm-course" in text
     assert "vars.MINILLM_COURSE_REPO" in text
-    yaml = pytest.importorskip("yaml")
     doc = yaml.safe_load(text)
     steps = doc["jobs"]["grade"]["steps"]
     assert steps[0]["uses"].startswith("actions/checkout@")
