@@ -3,9 +3,12 @@
 A message is a JSON document plus binary blobs for array storage. What can cross:
 None, bool, int, float (NaN and ±inf included), str, bytes, list, tuple, dict, numeric
 numpy arrays and scalars, `framework.Tensor` (its whole storage, shape, strides and offset,
-so a transposed view arrives as a view), `numpy.random.Generator` over PCG64 (its exact
-state, so both sides draw the same stream), and `Handle` (a reference to an object that
-stays in the child). Anything else is turned into a handle by the child's encoder (see
+so a transposed view arrives as a view; the same Tensor object twice in one message
+arrives as one object), `numpy.random.Generator` over PCG64 (its exact state, so both sides
+draw the same stream), `Seeded` (a generator the receiver builds as
+``np.random.default_rng(entropy)``: a few integers instead of a 128-bit state, for sweeps
+of thousands of seeded calls), and `Handle` (a reference to an object that stays in the
+child). Anything else is turned into a handle by the child's encoder (see
 `encode(..., make_handle=...)`).
 
 The decoder is the trust boundary: it accepts only the tags below, only numeric dtypes,
@@ -42,6 +45,7 @@ __all__ = [
     "Build",
     "CodecError",
     "Handle",
+    "Seeded",
     "dumps",
     "loads",
 ]
@@ -110,6 +114,39 @@ class Build:
     attrs: dict[str, Any] | None = None
 
 
+@dataclass(frozen=True)
+class Seeded:
+    """A generator sent as its seed: the receiver decodes ``np.random.default_rng(entropy)``.
+
+    The stream is exactly that of ``np.random.default_rng(list(entropy))`` on either side.
+    `entropy` is 1 to `MAX_ENTROPY` integers in [0, 2**128); anything else is a `CodecError`.
+
+    Example:
+        >>> g = loads(dumps(Seeded((801, 3))))
+        >>> g.random() == np.random.default_rng([801, 3]).random()
+        True
+    """
+
+    entropy: tuple[int, ...]
+
+    def __repr__(self) -> str:
+        return f"default_rng({list(self.entropy)})"
+
+
+MAX_ENTROPY = 8  # integers of one `Seeded` (SeedSequence hashes each: bounded work)
+
+
+def _entropy(x: Any) -> list[int]:
+    """The entropy of a `Seeded`, validated (CodecError otherwise)."""
+    if (
+        not isinstance(x, list | tuple)
+        or not 1 <= len(x) <= MAX_ENTROPY
+        or not all(type(v) is int and 0 <= v < _PCG64_MAX for v in x)
+    ):
+        raise CodecError(f"a seed is 1 to {MAX_ENTROPY} integers in [0, 2**128)")
+    return list(x)
+
+
 def _exact_scalar(x: Any) -> Any:
     """The true builtin value of x, bypassing any overridden dunder of a subclass."""
     if isinstance(x, bool):
@@ -127,6 +164,7 @@ class _Encoder:
     def __init__(self, make_handle: Callable[[Any], Handle] | None) -> None:
         self.blobs: list[bytes] = []
         self.storage_ids: dict[int, int] = {}
+        self.tensor_ids: dict[int, int] = {}  # id(Tensor) -> its number in this message
         self.make_handle = make_handle
 
     def blob(self, arr: np.ndarray) -> int:
@@ -143,6 +181,10 @@ class _Encoder:
         if isinstance(x, bytes | bytearray):
             return {"$bytes": self.blob(np.frombuffer(bytes(x), dtype=np.uint8))}
         if isinstance(x, Tensor):
+            same = self.tensor_ids.get(id(x))
+            if same is not None:  # the value holds x, so its id cannot be reused meanwhile
+                return {"$same": same}
+            self.tensor_ids[id(x)] = len(self.tensor_ids)
             data = np.ndarray.view(x.data, np.ndarray)
             key = id(x.data)
             if key not in self.storage_ids:
@@ -161,6 +203,8 @@ class _Encoder:
             return {"$h": x.id, "type": x.type_name, "text": x.text, "gen": x.gen}
         if isinstance(x, np.random.Generator):
             return {"$rng": _generator_state(x)}
+        if isinstance(x, Seeded):
+            return {"$seed": _entropy(x.entropy)}
         if isinstance(x, Build):
             return {
                 "$new": x.target,
@@ -200,6 +244,7 @@ class _Decoder:
     ) -> None:
         self.blobs = blobs
         self.storage: dict[int, np.ndarray] = {}
+        self.tensors: list[Tensor] = []  # in the order of their first occurrence
         self.resolve_handle = resolve_handle
         self.build = build
         self.budget = budget
@@ -253,7 +298,13 @@ class _Decoder:
             self.spend(elements=len(raw))
             return bytes(raw)
         if tag == "$rng":
+            self.spend(items=1)  # charged as an item: a long list of them meets the deadline
             return _generator(x["$rng"])
+        if tag == "$seed":
+            self.spend(items=1)
+            return np.random.default_rng(_entropy(x["$seed"]))
+        if tag == "$same":
+            return self._same(x["$same"])
         if tag == "$nd":
             return self._array(x)
         if tag == "$tensor":
@@ -337,9 +388,19 @@ class _Decoder:
             self.storage[ref] = np.frombuffer(raw, dtype=np.float32).copy()
         data = self.storage[ref]
         try:
-            return Tensor(data, shape, strides, offset)
+            tensor = Tensor(data, shape, strides, offset)
         except (TypeError, ValueError) as e:
             raise CodecError(f"bad tensor: {e}") from None
+        self.tensors.append(tensor)
+        return tensor
+
+    def _same(self, ref: Any) -> Tensor:
+        """A Tensor that occurred earlier in the message; its elements count again."""
+        if type(ref) is not int or not 0 <= ref < len(self.tensors):
+            raise CodecError(f"bad tensor reference {str(ref)[:40]!r}")
+        tensor = self.tensors[ref]
+        self.spend(elements=_count(tensor.shape))
+        return tensor
 
 
 def _as_list(x: Any) -> list[Any]:

@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from framework import tensor_from
-from grader.codec import Budget, CodecError, Handle, dumps, loads
+from grader.codec import Budget, CodecError, Handle, Seeded, dumps, loads
 
 
 def frame(doc: object, blobs: list[bytes] = ()) -> bytes:  # type: ignore[assignment]
@@ -42,7 +42,9 @@ json_values = st.recursive(
     ),
     max_leaves=30,
 )
-tags = st.sampled_from(["$t", "$d", "$bytes", "$nd", "$tensor", "$h", "$new", "$rng", "x"])
+tags = st.sampled_from(
+    ["$t", "$d", "$bytes", "$nd", "$tensor", "$h", "$new", "$rng", "$seed", "$same", "x"]
+)
 
 
 @st.composite
@@ -72,9 +74,8 @@ values = st.recursive(
 
 @given(values, st.data())
 def test_mutated_frames_decode_or_refuse(value: object, data: st.DataObject) -> None:
-    good = bytearray(
-        dumps([value, np.arange(6, dtype=np.float32), tensor_from(np.ones((2, 3), np.float32)).T])
-    )
+    t = tensor_from(np.ones((2, 3), np.float32)).T
+    good = bytearray(dumps([value, np.arange(6, dtype=np.float32), t, t, Seeded((801, 7))]))
     for _ in range(data.draw(st.integers(1, 4))):
         at = data.draw(st.integers(0, len(good) - 1))
         good[at] = data.draw(st.integers(0, 255))
@@ -92,6 +93,17 @@ def test_missing_fields_are_codec_errors() -> None:
         {"$h": "1"},
         {"$d": [[[], 1]]},  # a list as a key
         {"$rng": [1, 2]},
+        {"$seed": []},
+        {"$seed": [1, -2]},
+        {"$seed": [2**130]},
+        {"$seed": list(range(9))},
+        {"$seed": [True]},
+        {"$seed": 5},
+        {"$seed": [1], "x": 1},
+        {"$same": 0},  # no Tensor before it
+        {"$same": "0"},
+        [{"$tensor": 0, "n": 4, "shape": [4], "strides": [1], "offset": 0}, {"$same": 1}],
+        [{"$tensor": 0, "n": 4, "shape": [4], "strides": [1], "offset": 0}, {"$same": True}],
     ):
         with pytest.raises(CodecError):
             loads(frame(doc, [blob]))
@@ -159,3 +171,25 @@ def test_only_pcg64_generators_are_sent() -> None:
         dumps(np.random.Generator(np.random.MT19937(1)))
     with pytest.raises(CodecError):
         loads(frame({"$rng": [2**130, 1, 0, 0]}))
+
+
+def test_a_tensor_referenced_many_times_counts_every_time() -> None:
+    n = 1 << 20
+    first = {"$tensor": 0, "n": n, "shape": [n], "strides": [1], "offset": 0}
+    blob = np.zeros(n, np.float32).tobytes()
+    back = loads(frame([first] + [{"$same": 0}] * 6, [blob]))
+    assert all(t is back[0] for t in back)
+    with pytest.raises(CodecError, match="elements"):
+        loads(frame([first] + [{"$same": 0}] * 40, [blob]))  # 41 Mi elements > 32 Mi
+
+
+def test_many_generators_meet_the_deadline() -> None:
+    # ~2 s of work each without a check between the generators; the deadline is 0.3 s
+    for doc in (
+        [{"$seed": [1, i]} for i in range(200_000)],
+        [{"$rng": [i, 1, 0, 0]} for i in range(200_000)],
+    ):
+        start = time.monotonic()
+        with pytest.raises(CodecError, match="longer"):
+            loads(frame(doc), budget=Budget(seconds=0.3))
+        assert time.monotonic() - start < 1.5  # a guard against a hang, not a speed test
