@@ -304,16 +304,26 @@ class TestContext:
         return Call(name, out.value, out.args, out.kwargs, out.output, out.seconds, out.counts)
 
     def map(
-        self, name: str, calls: Sequence[tuple[Any, ...]], timeout: float | None = None
+        self,
+        name: str,
+        calls: Sequence[tuple[Any, ...]],
+        timeout: float | None = None,
+        *,
+        return_args: bool = True,
     ) -> list[Call]:
         """Call a student function once per argument tuple, in a single sandbox round trip.
 
         Returns one `Call` per tuple (its value, and its arguments as they were after all
-        the calls: Tensors passed in several tuples share their storage, so a sweep of
-        in-place writes accumulates). Ends the test like `call` if any call does not
-        return; the report names the input. Use it for sweeps such as all 256 bytes.
+        the calls: Tensors passed in several tuples share their storage, and the same Tensor
+        object in several tuples is one object in the sandbox, so a sweep of in-place writes
+        accumulates). Ends the test like `call` if any call does not return; the report
+        names the input. Use it for sweeps such as all 256 bytes. With `return_args=False`
+        the arguments are not sent back and every `Call.args` is empty: for sweeps of
+        thousands of calls that judge only the values. A `codec.Seeded` argument is a
+        generator the sandbox builds from its seed.
         """
-        out = self.session.map(name, list(calls), **self._limits(name, timeout))
+        limits = self._limits(name, timeout)
+        out = self.session.map(name, list(calls), return_args=return_args, **limits)
         self._saw(out)
         if out.kind == "forbidden":
             raise Abort(Status.FAIL, forbidden_line(name, out, self._why(name)))
@@ -325,7 +335,10 @@ class TestContext:
                 line.name = line.name + tr(f"（输入 {args}）", f" (input {args})")
             raise Abort(status, line)
         values = out.value if isinstance(out.value, list) else []
-        after = out.args if len(out.args) == len(values) else [list(c) for c in calls]
+        if not return_args:
+            after: list[Any] = [[] for _ in values]
+        else:
+            after = out.args if len(out.args) == len(values) else [list(c) for c in calls]
         return [
             Call(name, v, list(a), {}, out.output, out.seconds / max(len(values), 1))
             for v, a in zip(values, after, strict=True)

@@ -294,3 +294,39 @@ def test_a_module_that_does_not_import_keeps_points_and_hidden(
     (test,) = result.tests
     assert test.status is Status.ERROR and test.points == 3 and test.hidden is True
     assert result.max_score == 3 and result.score == 0
+
+
+def test_a_sweep_without_arguments_still_names_the_input(tmp_path: Path, sandbox: Sandbox) -> None:
+    from grader.codec import Seeded
+
+    source = STUDENT + (
+        "\n\ndef pick(x, rng):\n"
+        "    if rng.random() > 0.9:\n        raise ValueError('unlucky')\n"
+        "    return int(rng.integers(0, 10))\n"
+    )
+
+    def pick(i: int) -> int | None:  # what the student's pick does with default_rng([5, i])
+        g = np.random.default_rng([5, i])
+        return None if g.random() > 0.9 else int(g.integers(0, 10))
+
+    lucky = [i for i in range(200) if pick(i) is not None][:50]
+    first_unlucky = next(i for i in range(200) if pick(i) is None)
+    lab = Lab("labxx", "x", "x")
+    x = tensor_from(np.zeros(2, np.float32))
+    seen: list[object] = []
+
+    @lab.test("sweep", "sweep")
+    def sweep(t: TestContext) -> None:
+        got = t.map("pick", [(x, Seeded((5, i))) for i in lucky], return_args=False)
+        seen.extend([c.args for c in got])
+        t.equal(("draws", "draws"), [c.value for c in got], [pick(i) for i in lucky])
+
+    @lab.test("unlucky", "unlucky")
+    def unlucky(t: TestContext) -> None:
+        t.map("pick", [(x, Seeded((5, i))) for i in range(200)], return_args=False)
+
+    result = run(lab, source, tmp_path, sandbox)
+    assert statuses(result) == {"sweep": Status.PASS, "unlucky": Status.ERROR}
+    assert seen == [[]] * 50
+    line = result.tests[1].checks[-1].name.en
+    assert f"(input Tensor[2], default_rng([5, {first_unlucky}]))" in line

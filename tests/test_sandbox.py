@@ -819,3 +819,32 @@ def test_without_signals_a_request_arms_one_dump_before_its_time_is_up(
     )
     # on a loaded machine this thread may not have left arm() yet when the dump comes
     assert frames[-1]["code"] in ("time.sleep(1.5)", "dump.arm(0.3)")
+
+
+SWEEP = """
+def draw(x, rng):
+    x.numpy()[0] += 1.0  # in place: every call of the sweep sees the same Tensor
+    return float(x.numpy()[0]) + rng.random()
+"""
+
+
+def test_a_sweep_can_leave_its_arguments_in_the_child(sandbox: Sandbox, tmp_path: Path) -> None:
+    import numpy as np
+
+    from framework import tensor_from
+    from grader.codec import Seeded
+    from grader.sandbox.inline import InlineSandbox
+
+    for box in (sandbox, InlineSandbox()):
+        session = box.session(str(write_student(tmp_path, SWEEP)))
+        x = tensor_from(np.zeros(3, np.float32))
+        calls = [(x, Seeded((801, i))) for i in range(3)]
+        kept = session.map("draw", calls)
+        assert kept.kind == "ok" and len(kept.args) == 3
+        assert kept.args[0][0] is kept.args[2][0]  # one Tensor object, sent once
+        assert float(kept.args[0][0].numpy()[0]) == 3.0
+        dropped = session.map("draw", calls, return_args=False)
+        assert dropped.kind == "ok" and dropped.args == []
+        want = [n + np.random.default_rng([801, i]).random() for i, n in enumerate((1, 2, 3))]
+        assert kept.value == want and dropped.value == want
+        session.close()

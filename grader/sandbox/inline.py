@@ -85,8 +85,10 @@ class InlineSession:
         timeout: float | None = None,
         forbid: tuple[str, ...] = (),
         output: int | None = None,
+        return_args: bool = True,
     ) -> CallOutcome:
-        req = {"op": "map", "name": name, "calls": [list(c) for c in calls], "forbid": list(forbid)}
+        req: dict[str, Any] = {"op": "map", "name": name, "calls": [list(c) for c in calls]}
+        req.update(forbid=list(forbid), args=return_args)
         return self._request(req)
 
     def getattr(self, target: codec.Handle, name: str, timeout: float | None = None) -> CallOutcome:

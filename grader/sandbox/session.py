@@ -204,13 +204,16 @@ class Session:
         timeout: float | None = None,
         forbid: tuple[str, ...] = (),
         output: int | None = None,
+        return_args: bool = True,
     ) -> CallOutcome:
         """Call student function `name` once per argument tuple, in one round trip.
 
         The value is the list of results; on the first exception the outcome describes it
         and `exc["index"]` says which call raised. `forbid` and `output` as in `call`.
+        `return_args=False`: the child does not send the arguments back (`args` is empty).
         """
-        req = {"op": "map", "name": name, "calls": [list(c) for c in calls], "forbid": list(forbid)}
+        req: dict[str, Any] = {"op": "map", "name": name, "calls": [list(c) for c in calls]}
+        req.update(forbid=list(forbid), args=return_args)
         return self._request(req, timeout, name, output)
 
     def getattr(self, target: codec.Handle, name: str, timeout: float | None = None) -> CallOutcome:

@@ -16,7 +16,9 @@ The protocol (each message one `protocol` frame holding one `grader.codec` frame
      a method of that object), ``args``, ``kwargs``; optional ``count`` and ``forbid``.
    - ``"map"``: ``name``, ``calls`` (one argument list per call, all in one round trip; the
      first exception stops the sweep and the reply's ``index`` says which call raised);
-     optional ``forbid``.
+     optional ``forbid``; ``args`` false: the reply's ``args`` is empty instead of every
+     argument list after the calls (a sweep of thousands of calls that never looks at
+     them).
    - ``"getattr"``: ``target``, ``name``. ``"build"``: ``target`` (a `codec.Build`).
    - ``count``: names of student functions. Their calls during this call are counted by
      code object, so a local alias (``enc = encode_byte``) or a module-level one counts
@@ -324,7 +326,8 @@ def _handle(frame: bytes | bytearray, ctx: _Context) -> Any:
             fn = getattr(ctx.module, req["name"], None)
             if not callable(fn):
                 return _missing(req["name"])
-            return _run(ctx, req, traps, lambda: _map(fn, req["calls"], ctx))
+            keep = req.get("args", True) is not False
+            return _run(ctx, req, traps, lambda: _map(fn, req["calls"], ctx, keep))
         if op != "call":
             raise codec.CodecError(f"unknown op {op!r}")
         target, name = req["target"], req["name"]
@@ -373,15 +376,18 @@ def _call(
     }
 
 
-def _map(fn: Any, calls: list[list[Any]], ctx: _Context) -> dict[str, Any]:
-    """Call one student function once per argument list; stop at the first exception."""
+def _map(fn: Any, calls: list[list[Any]], ctx: _Context, keep: bool = True) -> dict[str, Any]:
+    """Call one student function once per argument list; stop at the first exception.
+
+    `keep`: send every argument list back as it is after the calls (else an empty list).
+    """
     values = []
     for index, args in enumerate(calls):
         try:
             values.append(fn(*args))
         except BaseException as e:
             return _failure(e, ctx, index=index)
-    return {"ok": True, "value": values, "args": calls}
+    return {"ok": True, "value": values, "args": calls if keep else []}
 
 
 class _Counter:
