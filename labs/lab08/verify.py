@@ -7,10 +7,14 @@ thousands of times in one round trip, each call with its own seeded generator
 frequencies with the exact probabilities. Any correct method passes (`rng.choice`, an
 inverse CDF, Gumbel-max); no check expects one particular draw.
 
-Tolerance of every frequency check: 5 binomial standard deviations, 5·√(p(1-p)/n). A
-correct sampler lands outside it with probability below 6e-7 per index, while the usual
-bugs (a temperature that multiplies, a top-k that is really greedy) miss by 20σ or more.
-An index of probability 0 has tolerance 0: a single draw there fails the check.
+Tolerance of every frequency check: 5 binomial standard deviations plus 4 draws,
+5·√(p(1-p)/n) + 4/n (the 4 draws matter only for rare indices, where a count of a few is
+far from normal). Computed with the exact binomial distribution, a correct sampler lands
+outside it with probability below 3e-7 per index and 1e-5 over all 52 indices of the lab,
+while a temperature that multiplies misses by 25σ or more and a top-k that falls back to
+greedy by 11σ or more (greedy draws are not random, so that miss is certain). An index of
+probability 0 has tolerance 0: a single draw there fails the check. The numbers of draws
+(100 to 2000) are the fewest that keep these margins.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from framework import Tensor, tensor_from
+from grader.codec import Seeded
 from grader.dsl import Lab, TestContext, tr
 from grader.views import strided
 
@@ -39,6 +44,7 @@ for _fn in ("sample_greedy", "sample_temperature", "sample_top_k"):
 
 F32 = np.float32
 SIGMAS = 5.0  # see the module docstring
+SLACK = 4  # draws added to every tolerance of an index of probability in (0, 1)
 
 HINT_GREEDY = (
     "只在遇到严格更大的值时更新（`>` 而不是 `>=`），或者直接用 np.argmax：它返回第一个最大值",
@@ -121,8 +127,8 @@ def draws(t: TestContext, fn: str, args: tuple[Any, ...], n: int, seed: int) -> 
     """`fn(*args, rng)` n times, each with its own generator default_rng([seed, i])."""
     if seed not in t.seeds:
         t.seeds.append(seed)
-    calls = [(*args, np.random.default_rng([seed, i])) for i in range(n)]
-    return _ids(t, [c.value for c in t.map(fn, calls)], int(args[0].size))
+    calls = [(*args, Seeded((seed, i))) for i in range(n)]  # built in the sandbox
+    return _ids(t, [c.value for c in t.map(fn, calls, return_args=False)], int(args[0].size))
 
 
 def proportions(
@@ -133,7 +139,7 @@ def proportions(
         return t.check(name, False, tr("返回值不是合法的下标", "the draws are not valid indices"))
     n = got.size
     freq = np.bincount(got, minlength=probs.size) / n
-    tol = SIGMAS * np.sqrt(probs * (1 - probs) / n)
+    tol = SIGMAS * np.sqrt(probs * (1 - probs) / n) + np.where(probs % 1 > 0, SLACK / n, 0.0)
     bad = np.flatnonzero(np.abs(freq - probs) > tol)
     rows = "\n".join(
         f"  [{i}] {probs[i]:.4f}  {freq[i]:.4f}  ±{tol[i]:.4f}{'  ✗' if i in bad else ''}"
@@ -143,10 +149,10 @@ def proportions(
         name,
         bad.size == 0,
         tr(
-            f"{n} 次抽样，下标 {bad.tolist()} 的频率超出容差（5σ）：\n"
+            f"{n} 次抽样，下标 {bad.tolist()} 的频率超出容差（5σ + 4/n）：\n"
             "  下标 期望概率 实际频率 容差\n" + rows,
-            f"{n} draws; the frequency of index {bad.tolist()} is outside the tolerance (5σ):\n"
-            "  index expected observed tolerance\n" + rows,
+            f"{n} draws; the frequency of index {bad.tolist()} is outside the tolerance "
+            "(5σ + 4/n):\n  index expected observed tolerance\n" + rows,
         ),
     )
 
@@ -155,10 +161,8 @@ def reproducible(t: TestContext, fn: str, args: tuple[Any, ...], seed: int) -> N
     """Two sweeps with identically seeded generators give identical draws."""
     if seed not in t.seeds:
         t.seeds.append(seed)
-    runs = [
-        [c.value for c in t.map(fn, [(*args, np.random.default_rng([seed, i])) for i in range(40)])]
-        for _ in range(2)
-    ]
+    calls = [(*args, Seeded((seed, i))) for i in range(40)]
+    runs = [[c.value for c in t.map(fn, calls, return_args=False)] for _ in range(2)]
     t.check(
         (
             "同样的生成器状态 → 同样的结果（40 个种子，各抽两次）",
@@ -261,7 +265,7 @@ def greedy_rules(t: TestContext) -> None:
 )
 def temperature_one(t: TestContext) -> None:
     x = [1.0, 2.0, 3.0, 4.0, 5.0]
-    got = draws(t, "sample_temperature", (logits_of(x), 1.0), 4000, 801)
+    got = draws(t, "sample_temperature", (logits_of(x), 1.0), 2000, 801)
     proportions(
         t,
         (
@@ -275,14 +279,14 @@ def temperature_one(t: TestContext) -> None:
 
 @lab.test("sample_temperature：T → 0 是贪心", "sample_temperature: T → 0 is greedy", hint=HINT_T0)
 def temperature_greedy(t: TestContext) -> None:
-    got = draws(t, "sample_temperature", (logits_of([0, 0, 0, 5, 0]), 0.1), 1000, 802)
+    got = draws(t, "sample_temperature", (logits_of([0, 0, 0, 5, 0]), 0.1), 200, 802)
     proportions(
         t,
         ("T = 0.1：[0, 0, 0, 5, 0] 每次都是 3", "T = 0.1: [0, 0, 0, 5, 0] is 3 every time"),
         got,
-        softmax([0, 0, 0, 5, 0], 0.1),
+        np.eye(5)[3],  # softmax([0, 0, 0, 5, 0] / 0.1)[3] = 1 - 8e-22
     )
-    got = draws(t, "sample_temperature", (logits_of([0, 0, 0, 5, 0]), 1e-6), 200, 803)
+    got = draws(t, "sample_temperature", (logits_of([0, 0, 0, 5, 0]), 1e-6), 100, 803)
     proportions(
         t,
         ("T = 1e-6：没有溢出，每次都是 3", "T = 1e-6: no overflow, 3 every time"),
@@ -305,7 +309,7 @@ def temperature_greedy(t: TestContext) -> None:
 )
 def temperature_shape(t: TestContext) -> None:
     x = [0.0, 0.0, 0.0, 0.0, 5.0]
-    got = draws(t, "sample_temperature", (logits_of(x), 2.0), 4000, 805)
+    got = draws(t, "sample_temperature", (logits_of(x), 2.0), 2000, 805)
     proportions(
         t,
         (
@@ -316,7 +320,7 @@ def temperature_shape(t: TestContext) -> None:
         softmax(x, 2.0),
     )
     x = [1.0, 2.0, 3.0, 4.0, 5.0]
-    got = draws(t, "sample_temperature", (logits_of(x), 2.0), 4000, 806)
+    got = draws(t, "sample_temperature", (logits_of(x), 2.0), 2000, 806)
     proportions(
         t,
         (
@@ -326,7 +330,7 @@ def temperature_shape(t: TestContext) -> None:
         got,
         softmax(x, 2.0),
     )
-    got = draws(t, "sample_temperature", (logits_of(x), 0.5), 4000, 807)
+    got = draws(t, "sample_temperature", (logits_of(x), 0.5), 2000, 807)
     proportions(
         t,
         (
@@ -355,7 +359,7 @@ def temperature_rules(t: TestContext) -> None:
 )
 def top_k_support(t: TestContext) -> None:
     x = [1.0, 5.0, 2.0, 4.0, 0.0]
-    got = draws(t, "sample_top_k", (logits_of(x), 2, 1.0), 2000, 811)
+    got = draws(t, "sample_top_k", (logits_of(x), 2, 1.0), 1000, 811)
     want = np.zeros(5)
     want[[1, 3]] = softmax([5.0, 4.0])
     proportions(
@@ -384,7 +388,7 @@ def top_k_support(t: TestContext) -> None:
     "sample_top_k：并列时恰好保留 k 个", "sample_top_k: exactly k kept on ties", hint=HINT_TIES
 )
 def top_k_ties(t: TestContext) -> None:
-    got = draws(t, "sample_top_k", (logits_of([3.0, 3.0, 3.0, 0.0]), 2, 1.0), 2000, 813)
+    got = draws(t, "sample_top_k", (logits_of([3.0, 3.0, 3.0, 0.0]), 2, 1.0), 500, 813)
     proportions(
         t,
         (
@@ -394,7 +398,7 @@ def top_k_ties(t: TestContext) -> None:
         got,
         np.array([0.5, 0.5, 0.0, 0.0]),
     )
-    got = draws(t, "sample_top_k", (logits_of([0.0, 3.0, 1.0, 3.0]), 1, 1.0), 300, 814)
+    got = draws(t, "sample_top_k", (logits_of([0.0, 3.0, 1.0, 3.0]), 1, 1.0), 100, 814)
     proportions(
         t,
         (
@@ -414,7 +418,7 @@ def top_k_ties(t: TestContext) -> None:
 def top_k_no_filter(t: TestContext) -> None:
     x = [1.0, 5.0, 2.0, 3.0]
     for k, seed in ((0, 815), (-1, 816), (4, 817), (10, 818)):
-        got = draws(t, "sample_top_k", (logits_of(x), k, 1.0), 2000, seed)
+        got = draws(t, "sample_top_k", (logits_of(x), k, 1.0), 1000, seed)
         proportions(
             t,
             (
@@ -435,7 +439,7 @@ def top_k_temperature(t: TestContext) -> None:
     x = [1.0, 5.0, 2.0, 4.0, 0.0]
     want = np.zeros(5)
     want[[1, 3]] = softmax([5.0, 4.0], 0.5)
-    got = draws(t, "sample_top_k", (logits_of(x), 2, 0.5), 2000, 821)
+    got = draws(t, "sample_top_k", (logits_of(x), 2, 0.5), 1000, 821)
     proportions(
         t,
         (
@@ -456,7 +460,7 @@ def top_k_temperature(t: TestContext) -> None:
         got,
         want,
     )
-    got = draws(t, "sample_top_k", (logits_of([1.0, 5.0, 2.0, 4.9, 0.0]), 3, 0.0), 200, 823)
+    got = draws(t, "sample_top_k", (logits_of([1.0, 5.0, 2.0, 4.9, 0.0]), 3, 0.0), 100, 823)
     proportions(
         t,
         (
