@@ -9,8 +9,9 @@ tokenizer) and at the caller's stop strings, and hands each finished piece of te
 `on_text` as soon as it is made. Leading and trailing whitespace of the reply is never
 sent, so the streamed pieces add up to the returned text.
 
-`load_chat_model` reads a model file and its tokenizer and refuses a pair that does not
-belong together; `shipped_model` names the model that ships with the course.
+`load_chat_model` reads a model file and its tokenizer (the vocabulary its sidecar
+names, if it has one) and refuses a pair that does not belong together; `shipped_model`
+names the model that ships with the course.
 
 What this module deliberately does not do: no HTTP (`framework.http_server`), no REPL
 (`minillm chat`), no batching: one reply at a time, `Gate` makes callers take turns.
@@ -44,6 +45,7 @@ from framework.bpe_tokenizer import BPETokenizer
 from framework.chat import CHAT_TAGS, Conversation
 from framework.generate import GenerateConfig, GenerateResult, generate
 from framework.model import GPTModel, model_load
+from framework.shipped import load_checkpoint, meta_path
 from framework.tokenizer import ByteTokenizer, Tokenizer
 
 __all__ = [
@@ -271,26 +273,35 @@ def shipped_model() -> tuple[Path, Path]:
 
 
 def load_chat_model(model_path: Path, vocab_path: Path | None = None) -> ChatEngine:
-    """Load a model file and its tokenizer into a `ChatEngine`.
+    """Load a model file and its tokenizer into a `ChatEngine` (generate, chat, serve).
+
+    With a sidecar (``<model>.meta.json``) it is `framework.shipped.load_checkpoint`:
+    the vocabulary the sidecar names, and a `vocab_path` with another fingerprint is
+    refused. A plain model file (lab06 format) gets the vocabulary at `vocab_path`, else
+    ``<model>.vocab.json`` beside it when that exists, else the byte tokenizer.
 
     Args:
-        model_path: a file written by `model_save` (the course's format).
-        vocab_path: its BPE vocabulary; None means the byte tokenizer, or the file
-            ``<model>.vocab.json`` beside the model when that exists.
+        model_path: a file written by `model_save` or `save_checkpoint`.
+        vocab_path: its BPE vocabulary, or None (see above).
 
     Returns:
         The engine, named after the model file.
 
     Raises:
-        ValueError: for a malformed or truncated model or vocabulary file, or a
-            vocabulary that does not fit the model (the message says which file).
+        ValueError: for a malformed or truncated model, sidecar or vocabulary file, or a
+            vocabulary that does not fit the model (the message says which file);
+            `CheckpointError` (a ValueError) for a sidecar that does not match.
         OSError: if a file cannot be read.
     """
+    tok: Tokenizer
+    if meta_path(model_path).is_file():
+        model, tok = load_checkpoint(model_path, vocab_path)
+        return ChatEngine(model, tok, name=model_path.stem)
     model = model_load(model_path)
     beside = model_path.with_suffix(".vocab.json")
     if vocab_path is None and beside.is_file():
         vocab_path = beside
-    tok: Tokenizer = BPETokenizer.load(vocab_path) if vocab_path else ByteTokenizer()
+    tok = BPETokenizer.load(vocab_path) if vocab_path else ByteTokenizer()
     try:
         return ChatEngine(model, tok, name=model_path.stem)
     except ValueError as e:

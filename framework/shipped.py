@@ -153,12 +153,17 @@ def load_checkpoint(
         (model, tokenizer).
 
     Raises:
-        CheckpointError: for a missing or stale sidecar, a vocabulary with another
-            fingerprint, or a vocab size that is not the model's.
+        CheckpointError: for a missing or stale sidecar, a missing vocabulary file, a
+            vocabulary with another fingerprint, or a vocab size that is not the model's.
         OSError: if a file cannot be read. ValueError: for a malformed file.
     """
     meta = read_meta(model_path)
     vocab = Path(vocab_path) if vocab_path else Path(model_path).parent / meta["vocab_file"]
+    if not vocab.is_file():
+        raise CheckpointError(
+            f"{meta_path(model_path)} names the vocabulary {vocab}, which is not a file: "
+            "put the model's vocabulary there, or give it (--vocab)"
+        )
     tok = BPETokenizer.load(vocab)
     if tok.fingerprint() != meta["vocab_fingerprint"]:
         raise CheckpointError(

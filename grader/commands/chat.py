@@ -69,7 +69,8 @@ def model_options(f: Callable[..., Any]) -> Callable[..., Any]:
         "vocab",
         type=click.Path(exists=True, dir_okay=False, path_type=Path),
         default=None,
-        help="BPE vocabulary of the model (default: MODEL.vocab.json beside it, else bytes).",
+        help="BPE vocabulary of the model (default: the one its .meta.json sidecar names, "
+        "else MODEL.vocab.json beside it, else bytes).",
     )(f)
     return click.argument("model_path", metavar="[MODEL]", required=False, type=_FILE)(f)
 

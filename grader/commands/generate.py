@@ -3,9 +3,10 @@
 The new text is written to stdout piece by piece as the tokens are made (whole UTF-8
 characters only); a one-line summary (tokens, tokens/s, why it stopped) goes to stderr.
 Without MODEL, the model that ships with the course. The model file is the course's
-format; its tokenizer is a BPE vocabulary given with `--vocab`, or `MODEL.vocab.json`
-beside it, else the byte tokenizer (as `minillm chat`). A missing, malformed or
-mismatched file is refused with a message, never a traceback.
+format; its tokenizer is the vocabulary its sidecar (`MODEL.meta.json`, written by
+`minillm train --tokenizer bpe`) names, else a BPE vocabulary given with `--vocab`, or
+`MODEL.vocab.json` beside it, else the byte tokenizer (as `minillm chat`). A missing,
+malformed or mismatched file is refused with a message, never a traceback.
 
     minillm generate model.bin --prompt "Once upon a time" --temperature 0.8 --seed 1
     minillm generate model.bin --prompt - < prompt.txt --max-new-tokens 200 --top-k 20
