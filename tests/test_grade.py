@@ -465,3 +465,91 @@ def test_a_killed_run_leaves_what_finished(tmp_path: Path) -> None:
     assert isinstance(subs, list)
     assert subs[0]["name"] == "correct" and subs[0]["score"] == 15 and not subs[0]["error"]
     assert subs[1]["name"] == "infinite_loop" and subs[1]["error"] == "grading not finished"
+
+
+def _descendants(pid: int) -> set[int]:
+    from grader.sandbox.limits import children_of
+
+    found, frontier = set(), [pid]
+    while frontier:
+        for child in children_of(frontier.pop()):
+            if child not in found:
+                found.add(child)
+                frontier.append(child)
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc (Linux) to find children")
+@pytest.mark.parametrize("isolated", [False, True], ids=["no-isolation", "isolated"])
+def test_sigterm_stops_the_run_cleanly(tmp_path: Path, isolated: bool) -> None:
+    """CI cancels a job with SIGTERM: the result file stays valid, no process survives."""
+    paths = build(tmp_path / "samples")
+    first = next(p for p in paths if p.name == "correct")
+    loop = next(p for p in paths if p.name == "infinite_loop")
+    later = shutil.copytree(first, tmp_path / "later")
+    out = tmp_path / "stopped.json"
+    extra: tuple[str, ...] = ("--no-isolation",)
+    if isolated:
+        try:
+            choose_isolation(True)
+        except IsolationUnavailable as e:
+            pytest.skip(str(e))
+        extra = ()
+    args = [str(first), str(loop), str(later), "--labs", "lab04", "--jobs", "1", *extra]
+    args += ["--format", "json", "--out", str(out)]
+    scratch = tmp_path / "scratch"  # the run's temporary folder goes here
+    scratch.mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "grader", "grade", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "MINILLM_LANG": "en", "TMPDIR": str(scratch)},
+        start_new_session=True,
+    )
+    seen: set[int] = set()
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.1)
+            seen |= _descendants(proc.pid)
+            if out.exists():
+                subs = json.loads(out.read_text(encoding="utf-8"))["submissions"]
+                if len(subs) == 2:  # the loop is being graded
+                    break
+        time.sleep(1.0)  # inside the loop's test by now
+        seen |= _descendants(proc.pid)
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+        proc.send_signal(15)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, 9)
+            proc.wait()
+    assert proc.returncode == 128 + 15, err
+    assert len(err.strip().splitlines()) == 1 + len(extra), err  # + NOT isolated, if so
+    assert "stopped by SIGTERM: 1 of 3 submission(s) graded" in err.splitlines()[-1]
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert doc["complete"] is False and doc["total"] == 3
+    subs = {s["name"]: s for s in doc["submissions"]}
+    assert list(subs) == ["correct", "infinite_loop", "later"]
+    assert subs["correct"]["score"] == 15 and not subs["correct"]["error"]
+    for name in ("infinite_loop", "later"):
+        assert "stopped (SIGTERM)" in subs[name]["error"], subs[name]
+        assert subs[name]["score"] == 0 and subs[name]["max_score"] == 15
+        (lab,) = subs[name]["labs"]
+        assert {t["status"] for t in lab["tests"]} == {"ERROR"}
+    assert len(seen) >= 2, "a worker and its sandbox child were running"
+    deadline = time.monotonic() + 10
+    while any(_running(p) for p in seen) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [p for p in seen if _running(p)], "a process of the run survived"
+    assert not list(scratch.iterdir()), "the run's scratch folder was removed"

@@ -14,18 +14,27 @@ used, everything else comes from a pristine copy of this course (see `grader.gra
 
 Exit status: 0 every submission graded with full marks; 1 graded, some short of full
 marks; 2 a usage error (or isolation asked for but unavailable); 3 some submission could
-not be graded (see its error).
+not be graded (see its error); 128 + the signal's number (143 for SIGTERM, 130 for SIGINT)
+when the run was stopped: the workers and the student code under them are killed, the
+result keeps every lab that finished, marks everything else as not graded and says it is
+not complete, and one line on stderr says so.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING
 
 import click
 
 from grader.i18n import LANGS, Lang, default_lang
+
+if TYPE_CHECKING:
+    from grader.grade.batch import StopEvent
 
 __all__ = ["grade"]
 
@@ -84,7 +93,7 @@ def grade(
     lang: Lang | None,
 ) -> None:
     """Grade SUBMISSION... (folders, git checkouts or zips) with public and hidden checks."""
-    from grader.grade.batch import GradeOptions, grade_batch, write_atomic
+    from grader.grade.batch import GradeOptions, StopEvent, grade_batch, write_atomic
     from grader.grade.result import BatchResult
     from grader.grade.run import IsolationUnavailable, choose_isolation
     from grader.labs import course_root
@@ -100,6 +109,8 @@ def grade(
     labs = _labs(labs_spec)
     if not labs:
         raise click.UsageError(f"no labs to grade in {course_root()}")
+    stop = StopEvent()
+    _stop_on_signals(stop)
     try:
         backend, _ = choose_isolation(not no_isolation)
     except IsolationUnavailable as e:
@@ -123,7 +134,12 @@ def grade(
             write(batch)
 
         batch = grade_batch(
-            list(submissions), course_root(), options, on_change=changed, interval=_WRITE_EVERY
+            list(submissions),
+            course_root(),
+            options,
+            on_change=changed,
+            interval=_WRITE_EVERY,
+            stop=stop,
         )
     if target is None:
         stdout.write(renderer(batch, chosen))
@@ -140,9 +156,31 @@ def grade(
         from grader.grade.classreport import render_class_report
 
         write_atomic(report, render_class_report(batch, chosen))
+    if not batch.complete:
+        graded = sum(1 for s in batch.submissions if not s.error)
+        where = f"; the result is in {out}" if out is not None else ""
+        click.echo(
+            f"minillm grade: stopped by {stop.reason}: {graded} of {len(submissions)} "
+            f"submission(s) graded, the rest marked not graded{where}",
+            err=True,
+        )
+        sys.exit(128 + _SIGNALS.get(stop.reason, signal.SIGTERM))
     if any(s.error for s in batch.submissions):
         sys.exit(3)
     sys.exit(0 if all(s.score == s.max_score for s in batch.submissions) else 1)
+
+
+_SIGNALS = {"SIGTERM": signal.SIGTERM, "SIGINT": signal.SIGINT}
+
+
+def _stop_on_signals(stop: StopEvent) -> None:
+    """SIGTERM (a CI job cancelled) and SIGINT stop the run cleanly instead of killing it."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        stop.stop(signal.Signals(signum).name)
+
+    for sig in _SIGNALS.values():
+        signal.signal(sig, handler)
 
 
 class _Progress:

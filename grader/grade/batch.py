@@ -7,6 +7,11 @@ caller can redraw a progress bar and rewrite its result file (`write_atomic`). N
 submission does stops the batch: a submission that cannot be read, a worker that crashes,
 prints garbage or runs out of time (`GradeOptions.timeout`) ends as that submission's
 `error`, with the labs it finished and every other lab at 0 points.
+
+A run can be stopped (`grade_batch(..., stop=event)`, which ``minillm grade`` sets on
+SIGTERM or SIGINT): the workers and everything under them are killed, the labs that
+finished are kept, every other lab and every submission not reached is an error row
+("not graded"), and the batch returned (and shown to `on_change`) has `complete` false.
 """
 
 from __future__ import annotations
@@ -43,7 +48,7 @@ from grader.i18n import Text, tr
 from grader.results import LabResult
 from grader.sandbox.limits import kill_tree
 
-__all__ = ["GradeOptions", "display_names", "grade_batch", "write_atomic"]
+__all__ = ["GradeOptions", "StopEvent", "display_names", "grade_batch", "write_atomic"]
 
 MAX_LINE = 64 * 1024 * 1024  # bytes of one report line from a worker
 _ENV_KEEP = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR")
@@ -82,6 +87,19 @@ class _State:
     taken: Taken | None = None
     error: str = ""
     seconds: float = 0.0
+
+
+class StopEvent(threading.Event):
+    """Asks a running batch to stop; `reason` says why (``"SIGTERM"``), for the reports."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reason = ""
+
+    def stop(self, reason: str) -> None:
+        """Set the event (the first reason is kept)."""
+        self.reason = self.reason or reason
+        self.set()
 
 
 def display_names(paths: Sequence[Path]) -> list[str]:
@@ -135,13 +153,34 @@ class _Runner:
         }
         self.events: queue.Queue[int] = queue.Queue()
         self.lock = threading.Lock()
+        self.procs: dict[int, subprocess.Popen[bytes]] = {}  # running workers, by index
+        self.stopped = ""  # why the run was stopped ("" while it goes on)
+
+    def stop(self, reason: str) -> None:
+        """Start no more workers and kill the running ones with everything under them."""
+        with self.lock:
+            self.stopped = self.stopped or reason
+            procs = list(self.procs.values())
+        for proc in procs:
+            if proc.poll() is None:
+                kill_tree(proc.pid)
+
+    def halted(self) -> bool:
+        """Whether the run was stopped (a call: the answer changes under other threads)."""
+        return bool(self.stopped)
+
+    def _stop_message(self) -> str:
+        return f"grading was stopped ({self.stopped}) before this submission was finished"
 
     # -- one submission, in a pool thread -------------------------------------------------
     def grade(self, index: int, path: Path, state: _State) -> None:
         state.started = time.monotonic()
         self.events.put(index)
         try:
-            self._grade(index, path, state)
+            if self.stopped:
+                state.error = self._stop_message()
+            else:
+                self._grade(index, path, state)
         except Exception as e:  # never let one submission stop the batch
             state.error = state.error or f"internal error while grading: {type(e).__name__}: {e}"
         state.seconds = time.monotonic() - state.started
@@ -171,7 +210,14 @@ class _Runner:
     def _work(self, index: int, job: GradeJob, state: _State) -> None:
         job_file = self.run_dir / "subs" / f"{index:05d}.job.json"
         err_path = self.run_dir / "subs" / f"{index:05d}.stderr"
-        with open(err_path, "wb") as err:
+        env = _worker_env()
+        scratch = self.run_dir / "tmp" / f"{index:05d}"  # removed with the run, even when
+        scratch.mkdir(parents=True)  # the worker is killed before it cleans up after itself
+        env["TMPDIR"] = str(scratch)
+        with open(err_path, "wb") as err, self.lock:  # `stop` sees every worker started
+            if self.stopped:
+                state.error = self._stop_message()
+                return
             proc = subprocess.Popen(
                 [
                     sys.executable,
@@ -183,21 +229,26 @@ class _Runner:
                     self.options.isolation,
                 ],
                 cwd=self.course.root,
-                env=_worker_env(),
+                env=env,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=err,
                 start_new_session=True,
             )
+            self.procs[index] = proc
         try:
             finished = self._read(index, proc, state)
         finally:
             if proc.poll() is None:
                 kill_tree(proc.pid)
             proc.wait()
+            with self.lock:
+                del self.procs[index]
             if proc.stdout is not None:
                 proc.stdout.close()
-        if not finished and not state.error:
+        if not finished and self.halted():
+            state.error = self._stop_message()
+        elif not finished and not state.error:
             tail = err_path.read_text(encoding="utf-8", errors="replace").strip()
             last = tail.splitlines()[-1] if tail else ""
             state.error = (
@@ -324,6 +375,7 @@ def grade_batch(
     on_change: Callable[[BatchResult], None] | None = None,
     interval: float = 0.25,
     work_dir: Path | None = None,
+    stop: StopEvent | None = None,
 ) -> BatchResult:
     """Grade `paths` against the course at `source`; the final `BatchResult`.
 
@@ -335,6 +387,8 @@ def grade_batch(
             every `interval` seconds, and once more with the complete batch at the end.
         interval: see `on_change`.
         work_dir: where the run's scratch folder goes (default: the system's temp folder).
+        stop: when set, the run stops (see the module docstring); the batch then holds
+            every submission and `complete` is false.
     """
     run_dir = Path(tempfile.mkdtemp(prefix="minillm-grade-", dir=work_dir))
     try:
@@ -346,7 +400,8 @@ def grade_batch(
         batch.isolated = options.isolation != "none"
 
         def snapshot() -> BatchResult:
-            batch.submissions = [runner.submission(s) for s in states if s.started]
+            shown = [s for s in states if s.started or runner.stopped]
+            batch.submissions = [runner.submission(s) for s in shown]
             return batch
 
         with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
@@ -354,6 +409,8 @@ def grade_batch(
                 pool.submit(runner.grade, i, path, state)
             dirty, last = False, 0.0
             while not all(s.done for s in states):
+                if stop is not None and stop.is_set() and not runner.stopped:
+                    runner.stop(stop.reason or "stopped")
                 try:
                     runner.events.get(timeout=0.1)
                     dirty = True
@@ -363,7 +420,7 @@ def grade_batch(
                     on_change(snapshot())
                     dirty, last = False, time.monotonic()
         batch = snapshot()
-        batch.complete = True
+        batch.complete = not runner.stopped
         if on_change is not None:
             on_change(batch)
         return batch
