@@ -5,7 +5,7 @@ pass/fail. A submission is every lab's reference solution (every test passes, hi
 included, so nothing stops early). Measured through the command, as an instructor runs it:
 
 - one submission, every lab: the wall time of `minillm grade DIR` (goal: under 10 s),
-  the median of BENCH_RUNS runs (default 3);
+  the median of BENCH_RUNS runs (default 3), and the time of each lab in the last run;
 - a class: 40 copies (BENCH_SUBMISSIONS) with --jobs 2 (BENCH_JOBS): wall time and
   submissions per minute.
 
@@ -90,6 +90,12 @@ def main() -> None:
         )
         slow = sorted(sub["labs"], key=lambda lab: -float(lab["duration_s"]))[:3]
         print("  slowest labs: " + ", ".join(f"{x['lab']} {x['duration_s']:.2f} s" for x in slow))
+        per_lab = {x["lab"]: float(x["duration_s"]) for x in sub["labs"]}  # of the last run
+        print(
+            "  every lab (last run): "
+            + ", ".join(f"{k[3:]} {v:.2f}" for k, v in per_lab.items())
+            + f" s; sum {sum(per_lab.values()):.2f} s"
+        )
         copies = [base / "class" / f"s{i:03d}" for i in range(SUBMISSIONS)]
         for path in copies:
             shutil.copytree(one, path)
