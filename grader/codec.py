@@ -302,7 +302,7 @@ class _Decoder:
             return _generator(x["$rng"])
         if tag == "$seed":
             self.spend(items=1)
-            return np.random.default_rng(_entropy(x["$seed"]))
+            return np.random.Generator(np.random.PCG64(_entropy(x["$seed"])))  # = default_rng
         if tag == "$same":
             return self._same(x["$same"])
         if tag == "$nd":
