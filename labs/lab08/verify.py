@@ -2,7 +2,7 @@
 
 Read freely; do not edit. Every call into your `student.py` runs in a separate sandbox
 process. A sampler is random, so one draw proves nothing: these checks call your function
-thousands of times in one round trip, each call with its own seeded generator
+100 to 2000 times in one round trip, each call with its own seeded generator
 (`np.random.default_rng([seed, i])`), count how often each index comes out, and compare the
 frequencies with the exact probabilities. Any correct method passes (`rng.choice`, an
 inverse CDF, Gumbel-max); no check expects one particular draw.
@@ -10,11 +10,11 @@ inverse CDF, Gumbel-max); no check expects one particular draw.
 Tolerance of every frequency check: 5 binomial standard deviations plus 4 draws,
 5·√(p(1-p)/n) + 4/n (the 4 draws matter only for rare indices, where a count of a few is
 far from normal). Computed with the exact binomial distribution, a correct sampler lands
-outside it with probability below 3e-7 per index and 1e-5 over all 52 indices of the lab,
-while a temperature that multiplies misses by 25σ or more and a top-k that falls back to
-greedy by 11σ or more (greedy draws are not random, so that miss is certain). An index of
-probability 0 has tolerance 0: a single draw there fails the check. The numbers of draws
-(100 to 2000) are the fewest that keep these margins.
+outside it with probability below 3e-7 per index and 1e-5 for the whole lab (its 48 indices
+of probability between 0 and 1), while a temperature that multiplies misses by 25σ or more
+and a top-k that falls back to greedy by 11σ or more (greedy draws are not random, so that
+miss is certain). An index of probability 0 has tolerance 0: a single draw there fails the
+check.
 """
 
 from __future__ import annotations
