@@ -22,9 +22,12 @@ not complete, and one line on stderr says so.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
@@ -109,8 +112,6 @@ def grade(
     labs = _labs(labs_spec)
     if not labs:
         raise click.UsageError(f"no labs to grade in {course_root()}")
-    stop = StopEvent()
-    _stop_on_signals(stop)
     try:
         backend, _ = choose_isolation(not no_isolation)
     except IsolationUnavailable as e:
@@ -127,7 +128,8 @@ def grade(
             write_atomic(target, renderer(batch, chosen))
 
     options = GradeOptions(labs, jobs, timeout, backend)
-    with _Progress(len(submissions)) as progress:
+    stop = StopEvent()
+    with _stop_on_signals(stop), _Progress(len(submissions)) as progress:
 
         def changed(batch: BatchResult) -> None:
             progress.update(batch)
@@ -173,14 +175,27 @@ def grade(
 _SIGNALS = {"SIGTERM": signal.SIGTERM, "SIGINT": signal.SIGINT}
 
 
-def _stop_on_signals(stop: StopEvent) -> None:
-    """SIGTERM (a CI job cancelled) and SIGINT stop the run cleanly instead of killing it."""
+def _stop_on_signals(stop: StopEvent) -> contextlib.AbstractContextManager[None]:
+    """From now until the returned context exits, SIGTERM (a CI job cancelled) and SIGINT
+    set `stop` instead of killing the process (only in the main thread: elsewhere nothing
+    changes). The context puts the previous handlers back."""
+    if threading.current_thread() is not threading.main_thread():
+        return contextlib.nullcontext()
 
     def handler(signum: int, frame: FrameType | None) -> None:
         stop.stop(signal.Signals(signum).name)
 
-    for sig in _SIGNALS.values():
-        signal.signal(sig, handler)
+    previous = {sig: signal.signal(sig, handler) for sig in _SIGNALS.values()}
+
+    @contextlib.contextmanager
+    def restored() -> Iterator[None]:
+        try:
+            yield
+        finally:
+            for sig, old in previous.items():
+                signal.signal(sig, old)
+
+    return restored()
 
 
 class _Progress:
