@@ -68,8 +68,10 @@ __all__ = [
     "dialogue_text",
     "encode_stream",
     "exact_match",
+    "learn_vocabulary",
     "main",
     "report",
+    "streams",
 ]
 
 _BOUNDARY = re.compile(r"[0-9\n]")
@@ -228,13 +230,23 @@ def in_conversation(model: GPTModel, tok: BPETokenizer, questions: Sequence[Ques
 Stream = tuple[NDArray[np.int64], NDArray[np.int64]]
 
 
+def learn_vocabulary(dialogues: Sequence[Dialogue], num_merges: int) -> BPETokenizer:
+    """Step 2: a BPE vocabulary of at most ``264 + num_merges`` ids learned from `dialogues`."""
+    return BPETokenizer.train(bpe_text(dialogues), num_merges)
+
+
+def streams(corpus: Corpus, tok: BPETokenizer, recipe: Recipe) -> tuple[Stream, Stream]:
+    """Step 3 for the training dialogues (seed) and the validation ones (seed + 1)."""
+    r = recipe
+    return (encode_stream(corpus.train, tok, r.seed, r.p_open, r.p_join),
+            encode_stream(corpus.val, tok, r.seed + 1, r.p_open, r.p_join))  # fmt: skip
+
+
 def prepare(recipe: Recipe) -> tuple[Corpus, BPETokenizer, Stream, Stream]:
     """Steps 1-3: the corpus, its BPE tokenizer, the training and validation streams."""
     corpus = build_corpus(seed=recipe.seed)
-    tok = BPETokenizer.train(bpe_text(corpus.train), recipe.num_merges)
-    train_stream = encode_stream(corpus.train, tok, recipe.seed, recipe.p_open, recipe.p_join)
-    val_stream = encode_stream(corpus.val, tok, recipe.seed + 1, recipe.p_open, recipe.p_join)
-    return corpus, tok, train_stream, val_stream
+    tok = learn_vocabulary(corpus.train, recipe.num_merges)
+    return corpus, tok, *streams(corpus, tok, recipe)
 
 
 def build(out_dir: Path, recipe: Recipe, log: Callable[[str], object] = print) -> dict[str, Any]:
