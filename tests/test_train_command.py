@@ -112,3 +112,65 @@ def test_sparkline() -> None:
     assert sparkline([]) == "" and sparkline([1.0]) == "▁"
     assert sparkline([float(i) for i in range(100)], width=8) == "▁▂▃▄▅▆▇█"
     assert len(sparkline([1.0, float("nan"), 2.0])) == 2
+
+
+@pytest.fixture(scope="module")
+def trained_bpe(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    out = tmp_path_factory.mktemp("bpe") / "b.bin"
+    code, text = run("train", "--preset", "tiny", "--steps", "4", "--tokenizer", "bpe",
+                     "--vocab-size", "300", "--out", str(out))  # fmt: skip
+    assert code == 0, text
+    return out, text
+
+
+def test_a_bpe_run_writes_a_checkpoint_that_generate_loads_with_its_vocabulary(
+    trained_bpe: tuple[Path, str],
+) -> None:
+    from framework.generate import GenerateConfig, generate
+    from framework.serving import load_chat_model
+    from framework.shipped import load_checkpoint, meta_path
+
+    out, text = trained_bpe
+    assert "tokenizer: BPE, 300 ids, learned" in text and "Finished at step 4/4" in text
+    vocab = out.with_suffix(".vocab.json")
+    assert f"wrote {out}, {meta_path(out)}, {vocab}, {state_path(out)}" in text
+    model, tok = load_checkpoint(out)
+    assert tok.vocab_size == model.config.vocab_size == 300 and model.config.hidden_dim == 32
+    assert load_chat_model(out).tokenizer == tok
+    prompt, cfg = "你好 3+4=?", GenerateConfig(6, temperature=0, stop_at_eos=False)
+    shown = CliRunner().invoke(cli, ["generate", str(out), "-p", prompt, "-n", "6", "-t", "0",
+                                     "--ignore-eos"])  # fmt: skip
+    assert shown.exit_code == 0, shown.output
+    want = generate(model, tok, prompt, cfg).text
+    assert shown.stdout == want + "\n" and "[6 tokens" in shown.stderr
+
+
+def test_a_bpe_run_resumes_with_its_vocabulary_and_refuses_another(
+    trained_bpe: tuple[Path, str], tmp_path: Path
+) -> None:
+    from framework.bpe_tokenizer import BPETokenizer
+    from framework.shipped import read_meta
+
+    out, _ = trained_bpe
+    other = tmp_path / "other.json"
+    BPETokenizer.train("abc abc abd abd " * 8, 36).save(other)
+    code, text = run("train", "--preset", "tiny", "--steps", "6", "--resume", str(out),
+                     "--vocab", str(other))  # fmt: skip
+    assert code == 2 and f"{other} is not the vocabulary {out} was trained with" in text
+    code, text = run("train", "--resume", str(out), "--steps", "6", "--tokenizer", "byte")
+    assert code == 2 and "resume it with --tokenizer bpe" in text
+    before = read_meta(out)["vocab_fingerprint"]
+    code, text = run("train", "--preset", "tiny", "--steps", "6", "--resume", str(out),
+                     "--out", str(out))  # fmt: skip
+    assert code == 0, text
+    assert "the checkpoint's (b.meta.json)" in text and "steps 5..6" in text
+    meta = read_meta(out)
+    assert meta["vocab_fingerprint"] == before and meta["step"] == 6
+
+
+def test_tokenizer_options_that_do_not_fit_are_refused(trained: tuple[Path, str]) -> None:
+    code, text = run("train", "--preset", "tiny", "--vocab-size", "300")
+    assert code == 2 and "--vocab and --vocab-size go with --tokenizer bpe" in text
+    out = trained[0]
+    code, text = run("train", "--resume", str(out), "--steps", "99", "--tokenizer", "bpe")
+    assert code == 2 and "has no sidecar m.meta.json" in text

@@ -4,13 +4,16 @@
     minillm train --preset tiny --steps 50 --out tiny.bin
     minillm train --resume minillm-default.bin --steps 4000   # continue a stopped run
     minillm train --plot minillm-default.jsonl                # the curve of a finished run
+    minillm train --tokenizer bpe --out bpe.bin   # + bpe.meta.json, bpe.vocab.json
 
-Every run writes the model (the lab06 file format), its resume state
-(`<out>.state.npz`), its loss curve as JSON lines (`<out>` with `.jsonl`) and, where
-matplotlib is installed (`pip install -e '.[plot]'`), a PNG of that curve. Ctrl-C stops
-after the current step and saves a checkpoint; a second Ctrl-C quits at once. On a
-terminal the display is a rich progress bar; elsewhere, one line every few steps. Both
-show a sparkline of the loss, and the run ends with a summary.
+Every run writes the model (the lab06 file format; with `--tokenizer bpe`, a checkpoint
+that `minillm generate/chat/serve` load with its vocabulary: see
+`grader.commands.training_data`), its resume state (`<out>.state.npz`), its loss curve as
+JSON lines (`<out>` with `.jsonl`) and, where matplotlib is installed (`pip install -e
+'.[plot]'`), a PNG of that curve. Ctrl-C stops after the current step and saves a
+checkpoint; a second Ctrl-C quits at once. On a terminal the display is a rich progress
+bar; elsewhere, one line every few steps. Both show a sparkline of the loss, and the run
+ends with a summary.
 """
 
 from __future__ import annotations
@@ -179,6 +182,23 @@ def _log_summary(path: Path) -> None:
     help="BLAS threads (one is fastest for these small matrices on a busy machine).",
 )
 @click.option(
+    "--tokenizer",
+    type=click.Choice(["byte", "bpe"]),
+    help="byte, or a BPE vocabulary learned on the corpus (the model is then a checkpoint "
+    "with a .meta.json sidecar and a .vocab.json file)  [default: byte; with --resume, "
+    "the checkpoint's]",
+)
+@click.option(
+    "--vocab-size",
+    type=click.IntRange(min=264),  # 256 bytes, BOS, EOS and the tags: no merge yet
+    help="Ids of the BPE vocabulary to learn  [default: 1064, the shipped model's]",
+)
+@click.option(
+    "--vocab",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Train with this BPE vocabulary file instead of learning one.",
+)
+@click.option(
     "--plot",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Only summarise and draw the .jsonl log of a finished run.",
@@ -192,6 +212,9 @@ def train(
     lr: float | None,
     batch_size: int | None,
     threads: int,
+    tokenizer: str | None,
+    vocab_size: int | None,
+    vocab: Path | None,
     plot: Path | None,
 ) -> None:
     """Train a GPT on the course's generated chat corpus (greetings, sums, GPT facts)."""
@@ -200,6 +223,7 @@ def train(
         return
     from framework.blas import set_blas_threads
     from framework.train import PRESETS
+    from grader.commands.training_data import TokenizerChoice
     from grader.commands.training_run import TrainingRun
 
     set_blas_threads(threads)
@@ -214,7 +238,8 @@ def train(
     )
     path = out or Path(f"minillm-{preset}.bin")
     try:
-        run = TrainingRun(preset, config, path, resume)
+        choice = TokenizerChoice(tokenizer, vocab, vocab_size)
+        run = TrainingRun(preset, config, path, resume, choice)
     except (OSError, ValueError) as e:
         raise click.UsageError(str(e)) from None
     with StopFlag() as stop:

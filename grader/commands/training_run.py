@@ -12,7 +12,7 @@ import math
 import os
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import click
@@ -27,17 +27,18 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from framework.bpe_tokenizer import BPETokenizer
 from framework.config import default_config, medium_config, tiny_config
-from framework.corpus import encode_dialogues
 from framework.dataloader import WindowLoader
-from framework.model import GPTModel, init_weights, model_load, model_save
+from framework.model import model_save
 from framework.optimizer import AdamW
-from framework.tokenizer import ByteTokenizer
+from framework.shipped import meta_path, save_checkpoint
 from framework.train import JsonlLog, TrainConfig, TrainResult, load_state, save_state, state_path
 from framework.train import Progress as Step
 from framework.train import train as train_loop
 from grader.commands.eval import course_corpus, score_lines
 from grader.commands.train import plot_log, sparkline
+from grader.commands.training_data import TokenizerChoice, encode_corpus, open_model
 
 __all__ = ["MODEL_CONFIGS", "TrainingRun"]
 
@@ -112,21 +113,21 @@ class TrainingRun:
             window length does not fit the model.
     """
 
-    def __init__(self, preset: str, config: TrainConfig, out: Path, resume: Path | None):
+    def __init__(
+        self,
+        preset: str,
+        config: TrainConfig,
+        out: Path,
+        resume: Path | None,
+        tokenizer: TokenizerChoice | None = None,
+    ):
         self.preset, self.config, self.out = preset, config, out
-        self.tok = ByteTokenizer()
-        corpus = course_corpus()
-        self.corpus = corpus
-        self.train_ids = encode_dialogues(corpus.train, self.tok)
-        self.val_ids = encode_dialogues(corpus.val, self.tok)
-        self.model = model_load(resume) if resume else GPTModel(MODEL_CONFIGS[preset]())
-        if resume is None:
-            init_weights(self.model, config.seed)
-        if self.model.config.vocab_size != self.tok.vocab_size:
-            raise ValueError(
-                f"{resume}: vocab {self.model.config.vocab_size}, the byte corpus "
-                f"needs {self.tok.vocab_size}"
-            )
+        self.corpus = course_corpus()
+        self.tok, self.model, self.vocab_line = open_model(
+            MODEL_CONFIGS[preset](), tokenizer or TokenizerChoice(), resume, self.corpus,
+            config.seed,
+        )  # fmt: skip
+        self.train_ids, self.val_ids = encode_corpus(self.corpus, self.tok)
         if config.seq_len > self.model.config.max_seq_len:
             self.config = replace(config, seq_len=self.model.config.max_seq_len)
         dialogue_starts = np.flatnonzero(self.train_ids == self.tok.bos_id)  # (n_dialogues,)
@@ -144,15 +145,29 @@ class TrainingRun:
         self.resumed = resume is not None
         self.log_path = out.with_suffix(".jsonl")
 
+    @property
+    def files(self) -> list[Path]:
+        """The model's files: the weights, and for BPE the sidecar and the vocabulary."""
+        if not isinstance(self.tok, BPETokenizer):
+            return [self.out]
+        return [self.out, meta_path(self.out), self.out.with_suffix(".vocab.json")]
+
     def checkpoint(self, step: int) -> None:
-        """Write the model and its resume state."""
-        model_save(self.model, self.out)
+        """Write the model (for BPE, a checkpoint with its vocabulary) and its resume state."""
+        if isinstance(self.tok, BPETokenizer):
+            info = {"tokenizer": "bpe", "preset": self.preset, "step": step,
+                    "train": asdict(self.config)}  # fmt: skip
+            save_checkpoint(self.model, self.tok, self.out, self.files[2], info)
+        else:
+            model_save(self.model, self.out)
         save_state(self.out, self.opt, self.loader, step)
 
     def execute(self, should_stop: Callable[[], bool], tty: bool) -> int:
         """Train, then print the summary. Returns the exit status (0, or 130 if stopped)."""
         c = self.config
         n = self.model.num_parameters()
+        if self.vocab_line:
+            click.echo(self.vocab_line)
         click.echo(
             f"miniLLM train: preset {self.preset}, {n:,} parameters, "
             f"{len(self.train_ids):,} training tokens, batch {c.batch_size}x{c.seq_len}, "
@@ -202,9 +217,11 @@ class TrainingRun:
             click.echo(line)
         click.echo(f"  (answered in {time.perf_counter() - tick:.1f} s)")
         png = plot_log(self.log_path)
-        files = [self.out, state_path(self.out), self.log_path] + ([png] if png else [])
+        files = [*self.files, state_path(self.out), self.log_path] + ([png] if png else [])
         click.echo("  wrote " + ", ".join(str(f) for f in files))
         if r.interrupted:
             click.echo(f"  resume: minillm train --preset {self.preset} --resume {self.out}")
+        elif isinstance(self.tok, BPETokenizer):
+            click.echo(f"  next: minillm chat {self.out}")
         else:
             click.echo(f"  next: minillm eval {self.out}")
