@@ -168,9 +168,13 @@ def test_a_bpe_run_resumes_with_its_vocabulary_and_refuses_another(
     assert meta["vocab_fingerprint"] == before and meta["step"] == 6
 
 
-def test_tokenizer_options_that_do_not_fit_are_refused(trained: tuple[Path, str]) -> None:
+def test_tokenizer_options_that_do_not_fit_are_refused(
+    trained: tuple[Path, str], trained_bpe: tuple[Path, str]
+) -> None:
     code, text = run("train", "--preset", "tiny", "--vocab-size", "300")
     assert code == 2 and "--vocab and --vocab-size go with --tokenizer bpe" in text
     out = trained[0]
     code, text = run("train", "--resume", str(out), "--steps", "99", "--tokenizer", "bpe")
     assert code == 2 and "has no sidecar m.meta.json" in text
+    code, text = run("train", "--preset", "tiny", "--out", str(trained_bpe[0]))
+    assert code == 2 and "has the sidecar of a BPE model (b.meta.json)" in text

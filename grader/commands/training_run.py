@@ -127,6 +127,11 @@ class TrainingRun:
             MODEL_CONFIGS[preset](), tokenizer or TokenizerChoice(), resume, self.corpus,
             config.seed,
         )  # fmt: skip
+        if not isinstance(self.tok, BPETokenizer) and meta_path(out).is_file():
+            raise ValueError(
+                f"{out} has the sidecar of a BPE model ({meta_path(out).name}), which a byte "
+                "model written there would not match: choose another --out, or delete both"
+            )
         self.train_ids, self.val_ids = encode_corpus(self.corpus, self.tok)
         if config.seq_len > self.model.config.max_seq_len:
             self.config = replace(config, seq_len=self.model.config.max_seq_len)
