@@ -14,7 +14,8 @@ here is three files::
 records, a sidecar that describes other weights, and a model whose vocab size is not the
 tokenizer's, each with a message that says which file to fix. `load_shipped()` loads the
 course's own model from `framework/data/`, which `make model` rebuilds
-(`framework.shipped_train`).
+(`framework.shipped_train`); `minillm train --tokenizer bpe` writes checkpoints of the
+same form, and `framework.serving.load_chat_model` loads any of them.
 
 Not here: training (`framework.shipped_train`), generation (`framework.generate`).
 
