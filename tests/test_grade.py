@@ -425,6 +425,11 @@ def test_a_killed_run_leaves_what_finished(tmp_path: Path) -> None:
     loop = next(p for p in paths if p.name == "infinite_loop")
     out = tmp_path / "partial.json"
     env = {**os.environ, "MINILLM_LANG": "en"}
+    try:
+        choose_isolation(True)
+        extra: tuple[str, ...] = ()
+    except IsolationUnavailable:  # a machine without bubblewrap grades unisolated
+        extra = ("--no-isolation",)
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -441,6 +446,7 @@ def test_a_killed_run_leaves_what_finished(tmp_path: Path) -> None:
             "json",
             "--out",
             str(out),
+            *extra,
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -458,7 +464,8 @@ def test_a_killed_run_leaves_what_finished(tmp_path: Path) -> None:
                 if isinstance(subs, list) and len(subs) == 2:
                     break
     finally:
-        os.killpg(proc.pid, 9)
+        if proc.poll() is None:
+            os.killpg(proc.pid, 9)
         proc.wait()
     assert doc.get("complete") is False
     subs = doc["submissions"]
@@ -538,7 +545,7 @@ def test_sigterm_stops_the_run_cleanly(tmp_path: Path, isolated: bool) -> None:
     assert len(err.strip().splitlines()) == 1 + len(extra), err  # + NOT isolated, if so
     assert "stopped by SIGTERM: 1 of 3 submission(s) graded" in err.splitlines()[-1]
     doc = json.loads(out.read_text(encoding="utf-8"))
-    assert doc["complete"] is False and doc["total"] == 3
+    assert doc["complete"] is False and doc["total"] == 3 and doc["stopped"] == "SIGTERM"
     subs = {s["name"]: s for s in doc["submissions"]}
     assert list(subs) == ["correct", "infinite_loop", "later"]
     assert subs["correct"]["score"] == 15 and not subs["correct"]["error"]
@@ -553,3 +560,19 @@ def test_sigterm_stops_the_run_cleanly(tmp_path: Path, isolated: bool) -> None:
         time.sleep(0.05)
     assert not [p for p in seen if _running(p)], "a process of the run survived"
     assert not list(scratch.iterdir()), "the run's scratch folder was removed"
+
+
+def test_the_table_of_a_stopped_run_counts_what_finished() -> None:
+    stopped = "grading was stopped (SIGTERM) before this submission was finished"
+    batch = BatchResult(["lab04"], total=3, stopped="SIGTERM", finished=2)
+    batch.submissions = [
+        SubmissionResult("alice", "a"),
+        SubmissionResult("bob", "b", error="the zip file is damaged"),  # finished, with an error
+        SubmissionResult("carol", "c", error=stopped),
+    ]
+    assert render_text(batch, "en").splitlines()[-1] == (
+        "(grading was stopped (SIGTERM): 2 of 3 submissions finished)"
+    )
+    assert render_text(batch, "zh").splitlines()[-1] == "（评分被中止（SIGTERM）：2/3 份提交评完）"
+    batch.stopped = ""  # a result file written while the run goes on
+    assert render_text(batch, "en").splitlines()[-1] == "(partial: 3/3)"

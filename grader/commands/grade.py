@@ -159,7 +159,7 @@ def grade(
 
         write_atomic(report, render_class_report(batch, chosen))
     if not batch.complete:
-        graded = sum(1 for s in batch.submissions if not s.error)
+        graded = batch.finished
         where = f"; the result is in {out}" if out is not None else ""
         click.echo(
             f"minillm grade: stopped by {stop.reason}: {graded} of {len(submissions)} "

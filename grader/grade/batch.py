@@ -87,6 +87,7 @@ class _State:
     taken: Taken | None = None
     error: str = ""
     seconds: float = 0.0
+    cut: bool = False  # the run was stopped before this submission was finished
 
 
 class StopEvent(threading.Event):
@@ -169,7 +170,8 @@ class _Runner:
         """Whether the run was stopped (a call: the answer changes under other threads)."""
         return bool(self.stopped)
 
-    def _stop_message(self) -> str:
+    def _stop_message(self, state: _State) -> str:
+        state.cut = True
         return f"grading was stopped ({self.stopped}) before this submission was finished"
 
     # -- one submission, in a pool thread -------------------------------------------------
@@ -178,7 +180,7 @@ class _Runner:
         self.events.put(index)
         try:
             if self.stopped:
-                state.error = self._stop_message()
+                state.error = self._stop_message(state)
             else:
                 self._grade(index, path, state)
         except Exception as e:  # never let one submission stop the batch
@@ -216,7 +218,7 @@ class _Runner:
         env["TMPDIR"] = str(scratch)
         with open(err_path, "wb") as err, self.lock:  # `stop` sees every worker started
             if self.stopped:
-                state.error = self._stop_message()
+                state.error = self._stop_message(state)
                 return
             proc = subprocess.Popen(
                 [
@@ -247,7 +249,7 @@ class _Runner:
             if proc.stdout is not None:
                 proc.stdout.close()
         if not finished and self.halted():
-            state.error = self._stop_message()
+            state.error = self._stop_message(state)
         elif not finished and not state.error:
             tail = err_path.read_text(encoding="utf-8", errors="replace").strip()
             last = tail.splitlines()[-1] if tail else ""
@@ -420,7 +422,8 @@ def grade_batch(
                     on_change(snapshot())
                     dirty, last = False, time.monotonic()
         batch = snapshot()
-        batch.complete = not runner.stopped
+        batch.complete, batch.stopped = not runner.stopped, runner.stopped
+        batch.finished = sum(1 for s in states if s.done and not s.cut)
         if on_change is not None:
             on_change(batch)
         return batch

@@ -72,6 +72,8 @@ class BatchResult:
         complete: False while the run is going (a partial result file says so).
         started: when the run started (seconds since the epoch).
         total: how many submissions the run was given.
+        stopped: why the run was stopped before the end ("SIGTERM"), or "".
+        finished: how many submissions were graded to the end (set when the run ends).
     """
 
     labs: list[str]
@@ -80,6 +82,8 @@ class BatchResult:
     complete: bool = False
     started: float = field(default_factory=time.time)
     total: int = 0
+    stopped: str = ""
+    finished: int = 0
 
     @property
     def max_score(self) -> float:

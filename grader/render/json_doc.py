@@ -1,12 +1,13 @@
 """Our JSON document of a grading run (``--format json``).
 
-    {"schema": 1, "kind": "minillm-grade", "complete": true, "isolated": false,
+    {"schema": 1, "kind": "minillm-grade", "complete": true, "stopped": "", "isolated": false,
      "lang": "en", "labs": ["lab04", ...], "max_score": 28, "started": "2025-...Z",
      "submissions": [{"name", "source", "commit", "error", "seconds", "score", "max_score",
                       "labs": [<one lab's verify JSON (grader.report, schema 2)>, ...]}]}
 
 A result file is rewritten as results arrive: ``complete`` is false until the run ended,
-and ``submissions`` holds the ones that finished, in the order they were given.
+and ``submissions`` holds the ones that finished, in the order they were given. A run
+stopped by a signal ends with ``complete`` false and ``stopped`` saying why ("SIGTERM").
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ def batch_doc(batch: BatchResult, lang: str) -> dict[str, Any]:
         "schema": GRADE_SCHEMA,
         "kind": "minillm-grade",
         "complete": batch.complete,
+        "stopped": batch.stopped,
         "isolated": batch.isolated,
         "lang": lang,
         "labs": list(batch.labs),

@@ -50,8 +50,15 @@ def _table(batch: BatchResult, lang: str) -> list[str]:
             cells.append(f"{fmt_points(lab.score) if lab else '-':>6}")
         row = f"{sub.name:<{width}}  " + "  ".join(cells) + f"  {_score(sub):>9}"
         lines.append(row + (f"  ! {sub.error}" if sub.error else ""))
-    done = len(batch.submissions)
-    if not batch.complete:
+    if batch.stopped:
+        done, why = batch.finished, batch.stopped
+        lines.append(
+            f"（评分被中止（{why}）：{done}/{batch.total} 份提交评完）"
+            if lang == "zh"
+            else f"(grading was stopped ({why}): {done} of {batch.total} submissions finished)"
+        )
+    elif not batch.complete:
+        done = len(batch.submissions)
         lines.append(
             f"（未完成：{done}/{batch.total}）"
             if lang == "zh"
