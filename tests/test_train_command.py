@@ -178,3 +178,29 @@ def test_tokenizer_options_that_do_not_fit_are_refused(
     assert code == 2 and "has no sidecar m.meta.json" in text
     code, text = run("train", "--preset", "tiny", "--out", str(trained_bpe[0]))
     assert code == 2 and "has the sidecar of a BPE model (b.meta.json)" in text
+
+
+def test_eval_reads_a_bpe_checkpoint_with_its_vocabulary(
+    trained_bpe: tuple[Path, str], tmp_path: Path
+) -> None:
+    out, _ = trained_bpe
+    code, text = run("eval", str(out), "--show", "0")
+    assert code == 0, text
+    assert "val loss" in text and "held-out questions" in text and "unseen sums" in text
+    alone = tmp_path / "alone.bin"  # the weights without their sidecar
+    alone.write_bytes(out.read_bytes())
+    code, text = run("eval", str(alone))
+    assert code == 2 and "no sidecar alone.meta.json" in text
+
+
+def test_eval_of_the_shipped_model_agrees_with_its_sidecar() -> None:
+    from framework.shipped import MODEL_FILE, read_meta
+
+    meta = read_meta(MODEL_FILE)
+    code, text = run("eval", str(MODEL_FILE), "--show", "0")
+    assert code == 0, text
+    for name, key in (("held-out questions", "heldout"), ("unseen sums", "unseen")):
+        line = next(x for x in text.splitlines() if name in x)
+        share = meta[f"{key}_exact_match_closed_layout"]["all"]
+        total = meta[f"{key}_questions"]
+        assert f"({round(share * total)}/{total};" in line, (line, share)

@@ -2,6 +2,11 @@
 
     minillm eval minillm-default.bin
     minillm eval minillm-default.bin --show 10     # also list ten wrong answers
+    minillm eval framework/data/chat_model.bin     # a BPE checkpoint: its sidecar's vocabulary
+
+A model with a sidecar (``<model>.meta.json``, written by ``minillm train --tokenizer bpe``
+and ``make model``) is read with the BPE vocabulary the sidecar names, and its validation
+stream is the one such a run trains on; a plain model file is byte-level.
 
 The validation loss is measured on the corpus's validation dialogues (fixed windows). Two
 sets of arithmetic questions are answered greedily and compared exactly with their
@@ -45,26 +50,15 @@ def eval_command(model_path: Path, show: int, threads: int) -> None:
     import numpy as np
 
     from framework.blas import set_blas_threads
-    from framework.corpus import encode_dialogues
-    from framework.model import model_load
-    from framework.tokenizer import ByteTokenizer
     from framework.train import evaluate_loss
+    from grader.commands.training_data import encode_corpus
 
     set_blas_threads(threads)
-    try:
-        model = model_load(model_path)
-    except ValueError as e:
-        raise click.UsageError(str(e)) from None
-    tok = ByteTokenizer()
-    if model.config.vocab_size != tok.vocab_size:
-        raise click.UsageError(
-            f"{model_path} has vocab {model.config.vocab_size}; the course's corpus is "
-            f"byte-level (vocab {tok.vocab_size})"
-        )
+    model, tok = _load(model_path)
     corpus = course_corpus()
     tick = time.perf_counter()
     seq = _window(model.config)
-    val_ids = encode_dialogues(corpus.val, tok)
+    val_ids = encode_corpus(corpus, tok)[1]  # (N,) the validation stream, as trained on
     starts = np.flatnonzero(val_ids == tok.bos_id)  # windows open where dialogues do
     val = evaluate_loss(model, val_ids, 16, seq, max_batches=50, starts=starts)
     click.echo(f"{model_path}: {model.num_parameters():,} parameters")
@@ -74,6 +68,29 @@ def eval_command(model_path: Path, show: int, threads: int) -> None:
         for question, want, got in score.failures[:show]:
             click.echo(f"      ✗ {question!r}: expected {want!r}, got {got!r}")
     click.echo(f"  ({time.perf_counter() - tick:.1f}s)")
+
+
+def _load(model_path: Path) -> tuple[Any, Any]:
+    """The model and its tokenizer: a checkpoint's BPE vocabulary (its sidecar beside it),
+    else the byte tokenizer. Raises `click.UsageError` for a file that does not fit."""
+    from framework.model import model_load
+    from framework.shipped import load_checkpoint, meta_path
+    from framework.tokenizer import ByteTokenizer
+
+    sidecar = meta_path(model_path)
+    try:
+        if sidecar.is_file():
+            return load_checkpoint(model_path)
+        model = model_load(model_path)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+    tok = ByteTokenizer()
+    if model.config.vocab_size != tok.vocab_size:
+        raise click.UsageError(
+            f"{model_path} has vocab {model.config.vocab_size}, not the byte tokenizer's "
+            f"{tok.vocab_size}, and no sidecar {sidecar.name} names its BPE vocabulary"
+        )
+    return model, tok
 
 
 def _window(config: Any) -> int:
