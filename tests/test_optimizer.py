@@ -154,3 +154,27 @@ def test_matches_torch_adamw_over_ten_steps() -> None:
         topt.step()
     for n in shapes:
         np.testing.assert_allclose(ours[n].numpy(), theirs[n].detach().numpy(), atol=1e-6)
+
+
+def test_lab07s_reference_is_torch_adamw() -> None:
+    """lab07's checks compare a student's adam_step with `ref_adamw`: it must be torch's."""
+    import importlib.util
+    from pathlib import Path
+
+    torch = pytest.importorskip("torch")
+    path = Path(__file__).resolve().parent.parent / "labs" / "lab07" / "verify.py"
+    spec = importlib.util.spec_from_file_location("lab07_verify_for_tests", path)
+    assert spec is not None and spec.loader is not None
+    verify = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(verify)
+    rng = np.random.default_rng(707)
+    w0 = rng.standard_normal((3, 4)).astype(np.float32)
+    grads = [rng.standard_normal((3, 4)).astype(np.float32) for _ in range(10)]
+    for lr, b1, b2, eps, wd in ((0.05, 0.9, 0.99, 1e-8, 0.1), (0.01, 0.8, 0.999, 1e-6, 0.0)):
+        want_p, _, _ = verify.ref_adamw(w0, grads, lr, b1, b2, eps, wd)
+        w = torch.tensor(w0, requires_grad=True)
+        opt = torch.optim.AdamW([w], lr=lr, betas=(b1, b2), eps=eps, weight_decay=wd)
+        for g in grads:
+            w.grad = torch.tensor(g)
+            opt.step()
+        np.testing.assert_allclose(w.detach().numpy(), want_p, atol=1e-6, rtol=0)
