@@ -34,15 +34,10 @@ so that anyone can watch their code run under it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
-from grader.grade.checks import load_graded_lab
-from grader.grade.run import GradeJob
-from grader.grade.submission import student_path
-from grader.labs import LabInfo
-from grader.results import LabResult
-from grader.runner import run_tests
+from grader.grade.run import GradeJob, OnResult, run_job
 from grader.sandbox.bwrap import SCRATCH, BwrapLauncher, unavailable
 from grader.sandbox.client import Sandbox
 from grader.sandbox.fork import ForkBackend
@@ -95,11 +90,6 @@ class IsolatedBackend:
 
     isolated = True
 
-    def run(self, job: GradeJob, on_result: Callable[[LabResult], None]) -> None:
+    def run(self, job: GradeJob, on_result: OnResult, on_partial: OnResult | None = None) -> None:
         with IsolatedSandbox(job.course, [job.work]) as sandbox:
-            for lab_id in job.labs:
-                info = LabInfo(lab_id, job.course / "labs" / lab_id)
-                lab = load_graded_lab(info, solutions=job.private)
-                result = run_tests(lab, job.student(lab_id), sandbox)
-                result.impl = student_path(lab_id)
-                on_result(result)
+            run_job(job, sandbox, on_result, on_partial)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +38,14 @@ def run_lab(info: LabInfo, impl: Path, sandbox: Sandbox, lab: Lab | None = None)
     return run_tests(lab, impl, sandbox)
 
 
-def run_tests(lab: Lab, impl: Path, sandbox: Sandbox) -> LabResult:
-    """Run `lab.tests` in order against `impl`.
+def run_tests(
+    lab: Lab,
+    impl: Path,
+    sandbox: Sandbox,
+    on_test: Callable[[list[TestResult]], None] | None = None,
+) -> LabResult:
+    """Run `lab.tests` in order against `impl`; `on_test` sees the results so far after
+    each test (`minillm grade` keeps them, so a run cut short keeps what finished).
 
     Raises:
         Interrupted: the run was stopped (Ctrl-C, or SIGTERM under
@@ -73,6 +80,8 @@ def run_tests(lab: Lab, impl: Path, sandbox: Sandbox) -> LabResult:
             result = run_one(spec, n, first, by_id, lab=lab, values=values)
             results.append(result)
             by_id[spec.id] = result
+            if on_test is not None:
+                on_test(list(results))
     except KeyboardInterrupt as e:
         stop = e if isinstance(e, Interrupted) else Interrupted()
         stop.result = _interrupted(lab, impl, sandbox, start, results, stop.signum)

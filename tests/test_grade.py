@@ -37,7 +37,7 @@ from grader.render.gradescope import VISIBILITIES, gradescope_doc
 from grader.render.json_doc import render_batch_json
 from grader.render.junit import render_junit
 from grader.render.text import render_text
-from grader.results import Status
+from grader.results import LabResult, Status, TestResult
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "submissions"
@@ -352,8 +352,21 @@ def test_a_hanging_submission_is_an_error_row_and_the_batch_goes_on(tmp_path: Pa
     batch = grade_batch([loop, correct], ROOT, GradeOptions(("lab04",), jobs=2, timeout=3))
     subs = by_name(batch)
     assert "took more than 3 s" in subs["infinite_loop"].error
-    assert subs["infinite_loop"].score == 0 and subs["infinite_loop"].max_score == 15
+    assert subs["infinite_loop"].max_score == 15
+    (lab,) = subs["infinite_loop"].labs
+    cut_tests(lab, "took more than 3 s")  # the tests before the loop keep their points
     assert subs["correct"].score == 15 and not subs["correct"].error
+
+
+def cut_tests(lab: LabResult, why: str) -> None:
+    """A lab cut short by a time limit or a signal: the tests that finished first, with
+    their verdicts (and points); every later one ERROR, saying why; at least one of each."""
+    finished = [t for t in lab.tests if t.status is not Status.ERROR]
+    assert lab.tests[: len(finished)] == finished, [t.status for t in lab.tests]
+    rest = lab.tests[len(finished) :]
+    assert finished and rest, [t.status for t in lab.tests]
+    assert all(why in str(t.reason) for t in rest), rest[0].reason
+    assert lab.score == sum(t.points for t in finished if t.status is Status.PASS) > 0
 
 
 def test_a_submission_that_kills_its_worker_is_an_error_row(tmp_path: Path) -> None:
@@ -551,9 +564,15 @@ def test_sigterm_stops_the_run_cleanly(tmp_path: Path, isolated: bool) -> None:
     assert subs["correct"]["score"] == 15 and not subs["correct"]["error"]
     for name in ("infinite_loop", "later"):
         assert "stopped (SIGTERM)" in subs[name]["error"], subs[name]
-        assert subs[name]["score"] == 0 and subs[name]["max_score"] == 15
-        (lab,) = subs[name]["labs"]
-        assert {t["status"] for t in lab["tests"]} == {"ERROR"}
+        assert subs[name]["max_score"] == 15
+    (lab,) = subs["later"]["labs"]  # never started
+    assert {t["status"] for t in lab["tests"]} == {"ERROR"} and subs["later"]["score"] == 0
+    (lab,) = subs["infinite_loop"]["labs"]  # stopped inside the loop: what ran before stays
+    statuses = [t["status"] for t in lab["tests"]]
+    cut = statuses.index("ERROR")
+    assert cut > 0 and set(statuses[cut:]) == {"ERROR"} and "ERROR" not in statuses[:cut]
+    passed = sum(t["points"] for t in lab["tests"][:cut] if t["status"] == "PASS")
+    assert subs["infinite_loop"]["score"] == passed > 0
     assert len(seen) >= 2, "a worker and its sandbox child were running"
     deadline = time.monotonic() + 10
     while any(_running(p) for p in seen) and time.monotonic() < deadline:
@@ -576,3 +595,22 @@ def test_the_table_of_a_stopped_run_counts_what_finished() -> None:
     assert render_text(batch, "zh").splitlines()[-1] == "（评分被中止（SIGTERM）：2/3 份提交评完）"
     batch.stopped = ""  # a result file written while the run goes on
     assert render_text(batch, "en").splitlines()[-1] == "(partial: 3/3)"
+
+
+def test_a_partial_report_must_be_the_first_tests_of_the_lab() -> None:
+    from grader.grade.batch import _own_fields
+    from grader.grade.checks import load_graded_lab
+    from grader.grade.wire import WireError
+    from grader.labs import resolve_lab
+
+    lab = load_graded_lab(resolve_lab("lab04"))
+    ran = [TestResult(s.id, 0, s.title, Status.PASS) for s in lab.tests]
+
+    def report(tests: list[TestResult]) -> LabResult:
+        return LabResult("lab04", lab.title, "x", 0.0, list(tests))
+
+    _own_fields(report(ran[:2]), lab, partial=True)
+    _own_fields(report(ran), lab)
+    for tests, partial in ((ran, True), (ran[:2], False), (ran[1:3], True), ([], False)):
+        with pytest.raises(WireError, match="not its tests"):
+            _own_fields(report(tests), lab, partial)

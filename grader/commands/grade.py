@@ -8,7 +8,8 @@
 
 A submission is a folder, a git checkout or a zip; only its ``labs/*/student.py`` files are
 used, everything else comes from a pristine copy of this course (see `grader.grade`).
-``--out`` is rewritten as results arrive, so a stopped run leaves what finished. With
+``--out`` is rewritten as results arrive (test by test), so a stopped run leaves what
+finished. With
 ``--format github`` the log and annotations go to stdout, the Markdown summary to
 ``$GITHUB_STEP_SUMMARY`` (and to ``--out`` if given).
 
@@ -16,7 +17,7 @@ Exit status: 0 every submission graded with full marks; 1 graded, some short of 
 marks; 2 a usage error (or isolation asked for but unavailable); 3 some submission could
 not be graded (see its error); 128 + the signal's number (143 for SIGTERM, 130 for SIGINT)
 when the run was stopped: the workers and the student code under them are killed, the
-result keeps every lab that finished, marks everything else as not graded and says it is
+result keeps every test that finished, marks everything else as not graded and says it is
 not complete, and one line on stderr says so.
 """
 

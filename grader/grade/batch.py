@@ -2,15 +2,16 @@
 
 `grade_batch` copies the course once (`copy_course`), then runs up to `jobs` workers at a
 time (``python -E -B -m grader.grade.worker``, started from the copy). Each worker reports
-every lab as it ends; `on_change` sees the growing `BatchResult` after each report, so a
-caller can redraw a progress bar and rewrite its result file (`write_atomic`). Nothing a
-submission does stops the batch: a submission that cannot be read, a worker that crashes,
-prints garbage or runs out of time (`GradeOptions.timeout`) ends as that submission's
-`error`, with the labs it finished and every other lab at 0 points.
+a lab's tests so far after each test, and every lab as it ends; `on_change` sees the
+growing `BatchResult` after each report, so a caller can redraw a progress bar and rewrite
+its result file (`write_atomic`). Nothing a submission does stops the batch: a submission
+that cannot be read, a worker that crashes, prints garbage or runs out of time
+(`GradeOptions.timeout`) ends as that submission's `error`, with the tests it finished
+and every other test at 0 points.
 
 A run can be stopped (`grade_batch(..., stop=event)`, which ``minillm grade`` sets on
-SIGTERM or SIGINT): the workers and everything under them are killed, the labs that
-finished are kept, every other lab and every submission not reached is an error row
+SIGTERM or SIGINT): the workers and everything under them are killed, the tests that
+finished are kept, every other test and every submission not reached is an error row
 ("not graded"), and the batch returned (and shown to `on_change`) has `complete` false.
 """
 
@@ -84,6 +85,7 @@ class _State:
     started: float = 0.0
     done: bool = False
     results: dict[str, LabResult] = field(default_factory=dict)
+    partial: dict[str, LabResult] = field(default_factory=dict)  # the tests so far, by lab
     taken: Taken | None = None
     error: str = ""
     seconds: float = 0.0
@@ -306,9 +308,14 @@ class _Runner:
                 result = lab_from_wire(msg.get("result"))
                 if result.lab not in self.labs or result.lab != msg["lab"]:
                     raise WireError(f"a result for {str(msg['lab'])[:40]!r}")
-                _own_fields(result, self.labs[result.lab])
+                partial = msg.get("partial") is True
+                _own_fields(result, self.labs[result.lab], partial)
                 with self.lock:
-                    state.results[result.lab] = result
+                    if partial:
+                        state.partial[result.lab] = result
+                    else:
+                        state.results[result.lab] = result
+                        state.partial.pop(result.lab, None)
                 self.events.put(index)
         except (ValueError, WireError) as e:
             state.error = f"the grader's worker sent a malformed report line ({e})"
@@ -322,11 +329,14 @@ class _Runner:
         labs: list[LabResult] = []
         for lab_id, lab in self.labs.items():
             with self.lock:
-                got = state.results.get(lab_id)
+                got, part = state.results.get(lab_id), state.partial.get(lab_id)
             if got is not None:
                 labs.append(got)
-            else:
-                labs.append(unfinished_lab(lab, self._why(lab_id, state), student_path(lab_id)))
+                continue
+            rest = unfinished_lab(lab, self._why(lab_id, state), student_path(lab_id))
+            if part is not None:  # the tests that finished keep their verdicts
+                rest.tests[: len(part.tests)] = part.tests
+            labs.append(rest)
         result = SubmissionResult(
             state.name,
             state.source,
@@ -354,16 +364,18 @@ class _Runner:
         return tr(f"没有评完：{state.error}", f"not graded: {state.error}")
 
 
-def _own_fields(result: LabResult, lab: Lab) -> None:
+def _own_fields(result: LabResult, lab: Lab, partial: bool = False) -> None:
     """Take each test's number, points and visibility from this process's own `Lab`, not
-    from the worker's report; the tests must be the lab's, in its order.
+    from the worker's report; the tests must be the lab's, in its order (for a partial
+    result, the first of them and not all).
 
     Raises:
         WireError: the reported tests are not the lab's tests.
     """
-    if [t.id for t in result.tests] != [s.id for s in lab.tests]:
+    ids, want = [t.id for t in result.tests], [s.id for s in lab.tests]
+    if ids != want[: len(ids)] or (len(ids) < len(want)) != partial:
         raise WireError(f"the tests reported for {lab.id} are not its tests")
-    for n, (test, spec) in enumerate(zip(result.tests, lab.tests, strict=True), 1):
+    for n, (test, spec) in enumerate(zip(result.tests, lab.tests[: len(ids)], strict=True), 1):
         test.number, test.points, test.hidden, test.title = n, spec.points, spec.hidden, spec.title
     result.title = lab.title
     result.impl = student_path(lab.id)

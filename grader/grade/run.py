@@ -4,11 +4,13 @@ A `GradeJob` names the pristine course (`course`, mounted read-only where the ba
 the hidden checks (`private`, read only by the grader's side), the submission's folder
 (`work`, holding ``labs/<id>/student.py`` and nothing else) and the labs to run. A
 `Backend` runs them in order, public and hidden checks, and hands each `LabResult` to
-`on_result` as soon as it is complete:
+`on_result` as soon as it is complete, and, if `on_partial` is given, the unfinished lab
+after each of its tests (a `LabResult` holding the tests that ran so far):
 
     class Backend(Protocol):
         isolated: bool
-        def run(self, job: GradeJob, on_result: Callable[[LabResult], None]) -> None: ...
+        def run(self, job: GradeJob, on_result: OnResult,
+                on_partial: OnResult | None = None) -> None: ...
 
 `PlainBackend` uses the ordinary sandbox (`grader.sandbox`): student code runs in a child
 process, but as the grader's own user, able to read the course and signal its grader.
@@ -36,21 +38,27 @@ import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from grader.grade.checks import load_graded_lab
 from grader.grade.submission import student_path
 from grader.labs import LabInfo
-from grader.results import LabResult
+from grader.results import LabResult, TestResult
 from grader.runner import run_tests
+
+if TYPE_CHECKING:
+    from grader.dsl import Lab
+    from grader.sandbox.client import Sandbox
 
 __all__ = [
     "Backend",
     "GradeJob",
     "IsolationUnavailable",
+    "OnResult",
     "PlainBackend",
     "backend_for",
     "choose_isolation",
+    "run_job",
 ]
 
 ISOLATION_MODULE = "grader.isolation"
@@ -85,12 +93,35 @@ class GradeJob:
         )
 
 
+OnResult = Callable[[LabResult], None]
+
+
 class Backend(Protocol):
     """Runs a job's labs (see the module docstring)."""
 
     isolated: bool
 
-    def run(self, job: GradeJob, on_result: Callable[[LabResult], None]) -> None: ...
+    def run(
+        self, job: GradeJob, on_result: OnResult, on_partial: OnResult | None = None
+    ) -> None: ...
+
+
+def run_job(
+    job: GradeJob, sandbox: Sandbox, on_result: OnResult, on_partial: OnResult | None
+) -> None:
+    """Every lab of `job` in `sandbox`, in order (what each backend does in its sandbox)."""
+    for lab_id in job.labs:
+        info = LabInfo(lab_id, job.course / "labs" / lab_id)
+        lab = load_graded_lab(info, solutions=job.private)
+        impl = student_path(lab_id)
+
+        def progress(done: list[TestResult], lab: Lab = lab, impl: str = impl) -> None:
+            if on_partial is not None and len(done) < len(lab.tests):
+                on_partial(LabResult(lab.id, lab.title, impl, 0.0, done))
+
+        result = run_tests(lab, job.student(lab_id), sandbox, progress)
+        result.impl = impl
+        on_result(result)
 
 
 class PlainBackend:
@@ -98,16 +129,11 @@ class PlainBackend:
 
     isolated = False
 
-    def run(self, job: GradeJob, on_result: Callable[[LabResult], None]) -> None:
+    def run(self, job: GradeJob, on_result: OnResult, on_partial: OnResult | None = None) -> None:
         from grader.sandbox.client import Sandbox
 
         with Sandbox() as sandbox:
-            for lab_id in job.labs:
-                info = LabInfo(lab_id, job.course / "labs" / lab_id)
-                lab = load_graded_lab(info, solutions=job.private)
-                result = run_tests(lab, job.student(lab_id), sandbox)
-                result.impl = student_path(lab_id)
-                on_result(result)
+            run_job(job, sandbox, on_result, on_partial)
 
 
 class IsolationUnavailable(RuntimeError):

@@ -5,6 +5,8 @@ process, the sandbox it starts and the framework the student's code imports all 
 that copy. It writes one JSON object per line to its original stdout, nothing else:
 
     {"start": {"isolated": false}}
+    {"lab": "lab04", "partial": true, "result": <...>}      after each test but the last:
+                                                              the lab's tests so far
     {"lab": "lab04", "result": <grader.grade.wire data>}     one per lab, as each ends
     {"done": true}
     {"error": "..."}                                          instead, if it cannot go on
@@ -59,7 +61,10 @@ def main(argv: list[str] | None = None) -> int:
         def on_result(result: LabResult) -> None:
             emit({"lab": result.lab, "result": lab_to_wire(result)})
 
-        backend.run(job, on_result)
+        def on_partial(result: LabResult) -> None:
+            emit({"lab": result.lab, "partial": True, "result": lab_to_wire(result)})
+
+        backend.run(job, on_result, on_partial)
         end_strays()
     except Exception as e:
         traceback.print_exc()
