@@ -224,10 +224,13 @@ def append_forms(t: TestContext) -> None:
     for pos, (name, kr, vr) in enumerate(calls):
         if out := t.returns(name, "kv_cache_append", cache, 0, kr, vr):
             got_k, got_v, _ = contents(t, cache)
-            ok = out.value == pos and np.allclose(got_k[0, pos], k * (pos + 1), atol=0.0)
-            t.check(name, ok and np.allclose(got_v[0, pos], v * (pos + 1), atol=0.0),
-                    tr(f"位置 {pos} 的行不对（返回 {out.value!r}）",
-                       f"wrong row at position {pos} (returned {out.value!r})"))  # fmt: skip
+            row_ok = np.allclose(got_k[0, pos], k * (pos + 1), atol=0.0) and np.allclose(
+                got_v[0, pos], v * (pos + 1), atol=0.0)  # fmt: skip
+            why = (tr(f"位置 {pos} 的行不对", f"wrong row at position {pos}") if not row_ok
+                   else tr(f"行写对了，但返回了 {out.value!r}，应返回位置 {pos}",
+                           f"the row is right, but it returned {out.value!r}, not the "
+                           f"position {pos}"))  # fmt: skip
+            t.check(name, row_ok and out.value == pos, why)
     call = t.call("kv_cache_append", cache, 0, tensor_from(k), tensor_from(v))
     t.unchanged(("k_row 没有被修改", "k_row is left unchanged"), k, call.args[2])
     t.unchanged(("v_row 没有被修改", "v_row is left unchanged"), v, call.args[3])
@@ -253,8 +256,9 @@ def append_errors(t: TestContext) -> None:
     }  # fmt: skip
     for name, (layer, kr, vr) in bad.items():
         refused(t, name, cache, layer, kr, vr)
-    t.map("kv_cache_append", [(cache, 1, tensor_from(k), tensor_from(v))] * 3)
-    refused(t, ("第 1 层已满（3 个位置）", "layer 1 full (3 positions)"), cache, 1, -k, -v)
+    # a cache of its own, so a wrong write above cannot fill (or empty) this layer first
+    full = t.build(KV, 2, 3, 4, attrs={"lengths": [1, 3]})
+    refused(t, ("第 1 层已满（3 个位置）", "layer 1 full (3 positions)"), full, 1, -k, -v)
 
 
 @lab.test("kv_cache_len：每层的长度", "kv_cache_len: the length of each layer", hint=HINT_LEN)
