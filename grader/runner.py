@@ -190,7 +190,7 @@ def run_one(
             spec.setup(t)
         values[spec.id] = spec.fn(t)
     except Abort as stop:
-        if stop.status in (Status.FAIL, Status.ERROR) and not stop.line.hints:
+        if stop.status in (Status.FAIL, Status.ERROR, Status.TIMEOUT) and not stop.line.hints:
             stop.line.hints = hint_levels(spec.hint)
         t.checks.append(stop.line)
         status = stop.status

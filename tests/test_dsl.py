@@ -330,3 +330,17 @@ def test_a_sweep_without_arguments_still_names_the_input(tmp_path: Path, sandbox
     assert seen == [[]] * 50
     line = result.tests[1].checks[-1].name.en
     assert f"(input Tensor[2], default_rng([5, {first_unlucky}]))" in line
+
+
+def test_a_timeout_shows_the_tests_hint(tmp_path: Path, sandbox: Sandbox) -> None:
+    lab = Lab("labxx", "x", "x")
+
+    @lab.test("x", "x", hint=("循环要有出口", "the loop needs a way out"), timeout=0.5)
+    def loops(t: TestContext) -> None:
+        t.call("spins", 1)
+
+    source = STUDENT + "\n\ndef spins(x):\n    while True:\n        pass\n"
+    result = run(lab, source, tmp_path, sandbox)
+    (test,) = result.tests
+    assert test.status is Status.TIMEOUT
+    assert [h.en for h in test.checks[-1].hints] == ["the loop needs a way out"]

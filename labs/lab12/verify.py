@@ -426,7 +426,10 @@ def merge_edges(t: TestContext) -> None:
         got = short(call.value)
         detail = tr(f"期望 [99, 3, 99]，实际 {got}", f"expected [99, 3, 99], got {got}")
         t.check(name, as_ids(call.value) == [99, 3, 99], detail)
-    name = ("bpe_count_pairs 也接受元组", "bpe_count_pairs accepts a tuple too")
+    name = (
+        "bpe_count_pairs 对元组 (1, 2, 3, 1, 2) 也数得对",
+        "bpe_count_pairs counts a tuple (1, 2, 3, 1, 2) right too",
+    )
     if call := t.returns(name, "bpe_count_pairs", (1, 2, 3, 1, 2)):
         got = short(call.value)
         detail = tr(f"期望 ((1, 2), 2)，实际 {got}", f"expected ((1, 2), 2), got {got}")
