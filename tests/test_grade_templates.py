@@ -14,6 +14,7 @@ import venv
 import zipfile
 from pathlib import Path
 
+import pytest
 import yaml
 
 from grader.grade.run import IsolationUnavailable, choose_isolation
@@ -95,7 +96,10 @@ def run_autograder(root: Path) -> dict[str, object]:
 
 
 def test_run_autograder_grades_an_upload_as_gradescope_would(tmp_path: Path) -> None:
-    root = autograder(tmp_path, bundle(tmp_path, "--labs", "lab04", "--lang", "en"))
+    from grader.isolation import unavailable  # bubblewrap runs here, or the results say not
+
+    extra = ("--allow-unisolated",) if unavailable() else ()
+    root = autograder(tmp_path, bundle(tmp_path, "--labs", "lab04", "--lang", "en", *extra))
     info = resolve_lab("lab04")
     wrong = parse_mutant(ROOT / "tests/fixtures/hidden_mutants/lab04/mask_numpy_checks_shape.py")
     upload = root / "submission" / "student.py"  # a one-lab assignment: just the file
@@ -107,14 +111,35 @@ def test_run_autograder_grades_an_upload_as_gradescope_would(tmp_path: Path) -> 
     failed = [t for t in tests if t["status"] == "failed"]
     assert [(t["visibility"], t["max_score"]) for t in failed] == [("after_published", 1.0)]
     first = str(doc["output"]).splitlines()[0]
-    from grader.isolation import unavailable  # bubblewrap runs here, or the fallback says not
-
     assert first.startswith("NOT isolated") == (unavailable() is not None), first
+
+
+NO_BWRAP = """#!/bin/sh
+# minillm grade where bubblewrap cannot run: refuses (2) unless told --no-isolation
+for a in "$@"; do
+    if [ "$a" = --no-isolation ]; then echo "$@" > "$AUTOGRADER_ROOT/unisolated"; exit 1; fi
+done
+exit 2
+"""
+
+
+@pytest.mark.parametrize("allow", [False, True], ids=["default", "allow-unisolated"])
+def test_without_isolation_the_bundle_grades_nothing_unless_allowed(
+    tmp_path: Path, allow: bool
+) -> None:
+    extra = ("--allow-unisolated",) if allow else ()
+    root = autograder(tmp_path, bundle(tmp_path, "--labs", "lab04", *extra))
+    (root / "venv" / "bin" / "minillm").write_text(NO_BWRAP)
+    doc = run_autograder(root)
+    assert (root / "unisolated").exists() == allow  # student code ran unisolated only then
+    assert doc["score"] == 0
+    if not allow:
+        assert "cannot be isolated here" in str(doc["output"]), doc
 
 
 def test_run_autograder_always_leaves_a_result(tmp_path: Path) -> None:
     root = autograder(tmp_path, bundle(tmp_path, "--labs", "lab04"))
-    (root / "venv" / "bin" / "minillm").write_text("#!/bin/sh\nexit 2\n")
+    (root / "venv" / "bin" / "minillm").write_text("#!/bin/sh\nexit 1\n")  # crashed
     doc = run_autograder(root)
     assert doc["score"] == 0 and "could not grade" in str(doc["output"])
 

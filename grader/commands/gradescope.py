@@ -25,11 +25,12 @@ __all__ = ["gradescope_bundle"]
     "--lang", type=click.Choice(LANGS), default="zh", show_default=True, help="Results' language."
 )
 @click.option(
-    "--require-isolation",
+    "--allow-unisolated",
     is_flag=True,
-    help="Where bubblewrap cannot run, give score 0 instead of grading without isolation.",
+    help="Where bubblewrap cannot run, grade without isolation (student code can then read "
+    "the hidden checks) instead of giving score 0 and saying why.",
 )
-def gradescope_bundle(out: Path, labs_spec: str | None, lang: str, require_isolation: bool) -> None:
+def gradescope_bundle(out: Path, labs_spec: str | None, lang: str, allow_unisolated: bool) -> None:
     """Write OUT.zip: setup.sh, run_autograder and the course with its hidden checks."""
     from grader.grade.bundle import build_bundle
     from grader.labs import UnknownLab, all_labs, course_root, resolve_lab
@@ -50,7 +51,7 @@ def gradescope_bundle(out: Path, labs_spec: str | None, lang: str, require_isola
         labs,
         only_labs=bool(labs_spec),
         lang=lang,
-        fallback=not require_isolation,
+        fallback=allow_unisolated,
     )
     hidden = sum(1 for n in names if n.endswith("/hidden.py"))
     click.echo(

@@ -7,9 +7,11 @@ build the image), then ``run_autograder`` once per submission, with the student'
     setup.sh          installs Python >= 3.11, make and bubblewrap, and the course into
                       /autograder/venv
     run_autograder    minillm grade /autograder/submission --format gradescope, isolated;
-                      where bubblewrap cannot run (and the bundle allows it) again with
-                      --no-isolation, which the results' first line then says; if no
-                      results.json came out, one with score 0 that says why
+                      where bubblewrap cannot run, score 0 and a message that says so
+                      (a bundle built with --allow-unisolated grades again with
+                      --no-isolation, which the results' first line then says: student
+                      code can then read the hidden checks); if no results.json came
+                      out, one with score 0 that says why
     course/           framework/, grader/, labs/ (no student.py), pyproject.toml, README.md
                       and solutions/<lab>/hidden.py: the hidden checks, never the reference
                       code
@@ -58,6 +60,7 @@ RUN_AUTOGRADER = """\
 set -uo pipefail
 ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
 RESULTS="$ROOT/results/results.json"
+ALLOW_UNISOLATED={fallback}  # gradescope-bundle --allow-unisolated
 mkdir -p "$ROOT/results"
 rm -f "$RESULTS"
 cd "$ROOT/source/course"
@@ -67,10 +70,22 @@ grade() {{
 }}
 grade
 status=$?
-if [ "$status" -eq 2 ] && [ {fallback} = yes ] && [ ! -s "$RESULTS" ]; then
-    echo "isolation is not available here: grading again without it" >&2
-    grade --no-isolation
-    status=$?
+if [ "$status" -eq 2 ] && [ ! -s "$RESULTS" ]; then
+    if [ "$ALLOW_UNISOLATED" = yes ]; then
+        echo "isolation is not available here: grading again without it" >&2
+        grade --no-isolation
+        status=$?
+    else
+        echo "bubblewrap cannot run here: nothing graded (gradescope-bundle --allow-unisolated" \
+            "grades without isolation, where student code can read the hidden checks)" >&2
+        cat > "$RESULTS" <<'EOF'
+{{
+  "score": 0,
+  "output": "Submissions cannot be isolated here, so none is run. Please tell the course staff.",
+  "tests": []
+}}
+EOF
+    fi
 fi
 if [ ! -s "$RESULTS" ]; then
     cat > "$RESULTS" <<'EOF'
@@ -105,7 +120,7 @@ def build_bundle(
     *,
     only_labs: bool,
     lang: str = "zh",
-    fallback: bool = True,
+    fallback: bool = False,
 ) -> list[str]:
     """Write the autograder zip to `out`; the names of the files in it.
 
@@ -115,8 +130,8 @@ def build_bundle(
         labs: the labs to grade.
         only_labs: pass ``--labs`` (the labs were chosen) rather than grade every lab.
         lang: the language of the results students read.
-        fallback: grade without isolation where bubblewrap cannot run (else: score 0 and
-            a message that isolation is unavailable).
+        fallback: grade without isolation where bubblewrap cannot run, where student code
+            can read the hidden checks (default: score 0 and a message that says so).
     """
     labs_arg = f" --labs {shlex.quote(','.join(i.id for i in labs))}" if only_labs else ""
     run = RUN_AUTOGRADER.format(
