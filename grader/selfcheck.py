@@ -51,7 +51,9 @@ CHECKS = (
     "verify-all",
 )
 _CJK = re.compile(r"[\u3400-\u9fff\uff00-\uffef\u3000-\u303f]")
-_QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|`[^`\n]*`")
+# a quoted value (a student's output, a model's reply) is not text of ours, and it may be
+# cut short or hold quotes of its own: from a line's first quote on, the line is data
+_QUOTED = re.compile(r"['\"`][^\n]*")
 _SENTENCE = re.compile(r"[A-Za-z]{2,} [A-Za-z]{2,} [A-Za-z]{2,}")
 _HIDDEN_MUTANTS = Path("tests") / "fixtures" / "hidden_mutants"
 

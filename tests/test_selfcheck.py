@@ -100,15 +100,18 @@ def test_text_problems_finds_a_missing_or_wrong_language() -> None:
         Text("形状为 [2, 2]", "shape is [2, 2]"),
         Text("I @ Iᵀ = I", "I @ Iᵀ = I"),
         Text("roundtrip(tok, '你')", "roundtrip(tok, '你')"),  # quoted data may be Chinese
+        # a model's reply, cut short or holding a quote: its quote runs to the end of the line
+        Text("期望 'Hi.'\n实际 'A数 can't 变", "expected 'Hi.'\ngot      'A数 can't 变"),
     )
     assert text_problems([good]) == []
     bad = result_with(
         Text("", "empty Chinese side"),
         Text("形状", "形状 is wrong"),
         Text("the shape is wrong", "the shape is wrong here"),
+        Text("形状 'x' 不对", "形状 'x' is wrong"),  # ours, before the quote: the wrong language
     )
     problems = text_problems([bad])
-    assert len(problems) == 3, problems  # one each: a repeated text is reported once
+    assert len(problems) == 4, problems  # one each: a repeated text is reported once
     assert any("an empty side" in p for p in problems)
     assert any("Chinese in the English text" in p for p in problems)
     assert any("English in the Chinese text" in p for p in problems)
