@@ -340,6 +340,10 @@ def test_csv_format(graded: BatchResult) -> None:
     evil = SubmissionResult("=cmd|' /C calc'!A0", "x", error="+oops")
     table = render_csv(BatchResult(list(LABS), [evil], total=1), "en")
     assert "\n'=cmd|" in table and ",'+oops" in table
+    for unfinished in ({"cut": True}, {"done": False}):  # stopped, or still running
+        sub = SubmissionResult("carol", "c", graded.submissions[0].labs, **unfinished)
+        row = list(csv.reader(io.StringIO(render_csv(BatchResult(list(LABS), [sub]), "en"))))[1]
+        assert row[1:5] == ["15", "13", "", "28"], row  # what finished, but no total
 
 
 def sample(tmp_path: Path, name: str) -> Path:
@@ -614,3 +618,18 @@ def test_a_partial_report_must_be_the_first_tests_of_the_lab() -> None:
     for tests, partial in ((ran, True), (ran[:2], False), (ran[1:3], True), ([], False)):
         with pytest.raises(WireError, match="not its tests"):
             _own_fields(report(tests), lab, partial)
+
+
+def test_a_submission_without_any_graded_file_is_an_error_row(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    (empty / "labs" / "lab04").mkdir(parents=True)
+    (empty / "labs" / "lab04" / "solution.py").write_text("x = 1\n")  # not the file graded
+    correct = put(tmp_path / "correct", {"lab04": solution("lab04")})
+    batch = grade_batch([empty, correct], ROOT, GradeOptions(LABS, jobs=2))
+    subs = by_name(batch)
+    assert subs["empty"].error == (
+        "the submission holds none of the files graded here: labs/lab04/student.py, "
+        "labs/lab07/student.py"
+    )
+    assert subs["empty"].score == 0
+    assert not subs["correct"].error and subs["correct"].score == 15

@@ -205,6 +205,7 @@ class _Runner:
             target.write_text(text, encoding="utf-8")
         labs = tuple(lab for lab in self.options.labs if lab in taken.files)
         if not labs:
+            state.error = _nothing_taken(self.options.labs, taken)
             return
         work.mkdir(parents=True, exist_ok=True)
         job = GradeJob(self.course.root, self.course.private, work, labs)
@@ -344,6 +345,7 @@ class _Runner:
             state.error if state.done else (state.error or "grading not finished"),
             state.seconds,
             done=state.done,
+            cut=state.cut,
         )
         if taken is not None:
             result.commit = taken.commit
@@ -362,6 +364,16 @@ class _Runner:
         if not state.done:
             return tr("还没有评完", "not graded yet")
         return tr(f"没有评完：{state.error}", f"not graded: {state.error}")
+
+
+def _nothing_taken(lab_ids: Sequence[str], taken: Taken) -> str:
+    """Why a submission with none of the graded files is an error row, not a row of zeros."""
+    if taken.problems:
+        lab_id, why = next(iter(taken.problems.items()))
+        return f"no file of this submission could be taken ({student_path(lab_id)}: {why})"
+    wanted = [student_path(lab_id) for lab_id in lab_ids]
+    shown = ", ".join(wanted[:3]) + (f" … ({len(wanted)} files)" if len(wanted) > 3 else "")
+    return f"the submission holds none of the files graded here: {shown}"
 
 
 def _own_fields(result: LabResult, lab: Lab, partial: bool = False) -> None:

@@ -36,6 +36,8 @@ class SubmissionResult:
         functions: lab id → {function name: line of its ``def``} in the student's file.
         done: False while it is being graded (a result file written meanwhile says so in
             `error`).
+        cut: the run was stopped (a signal) before this submission was finished: its score
+            is not a grade.
     """
 
     name: str
@@ -47,6 +49,7 @@ class SubmissionResult:
     files: dict[str, str] = field(default_factory=dict)
     functions: dict[str, dict[str, int]] = field(default_factory=dict)
     done: bool = True
+    cut: bool = False
 
     @property
     def score(self) -> float:

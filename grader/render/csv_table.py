@@ -3,6 +3,10 @@
     submission,lab04,lab07,total,max_score,error
     alice,15,13,28,28,
     bob,14,0,14,28,the grader's worker for this submission ran out of time
+    carol,9,,,28,grading was stopped (SIGTERM) before this submission was finished
+
+A submission the run did not finish (it was stopped, or the file was written while it
+ran) has no total, so a gradebook import cannot take its partial points for a grade.
 
 Cells that a spreadsheet would run as a formula (starting with ``=``, ``+``, ``-``, ``@``,
 tab or CR) get a leading apostrophe: submission names and error texts come from outside.
@@ -38,7 +42,7 @@ def render_csv(batch: BatchResult, lang: str) -> str:
             [
                 _cell(sub.name),
                 *scores,
-                fmt_points(sub.score),
+                fmt_points(sub.score) if sub.done and not sub.cut else "",
                 fmt_points(sub.max_score),
                 _cell(sub.error),
             ]
