@@ -633,3 +633,16 @@ def test_a_submission_without_any_graded_file_is_an_error_row(tmp_path: Path) ->
     )
     assert subs["empty"].score == 0
     assert not subs["correct"].error and subs["correct"].score == 15
+
+
+def test_a_file_that_does_not_import_is_shown_where_it_breaks(graded: BatchResult) -> None:
+    one = BatchResult(list(LABS), [by_name(graded)["syntax_error"]], total=1)
+    after = render_github_log(one, "en", token="f00dfeed").split("::f00dfeed::\n")[1]
+    lab04 = [ln for ln in after.splitlines() if "labs/lab04/" in ln]
+    assert len(lab04) == 1, lab04  # one annotation at the broken line, not one per test
+    assert lab04[0].startswith(
+        "::error file=labs/lab04/student.py,line=7,title=lab04%3A student.py does not import::"
+        "syntax error at "
+    ), lab04[0]
+    output = gradescope_doc(one, "en")["output"]
+    assert "lab04" in output and "syntax error at " in output and ":7:" in output, output

@@ -37,6 +37,7 @@ MAX_ANNOTATIONS = 10  # GitHub shows at most 10 error annotations per step
 MAX_MESSAGE = 4000  # characters of one annotation's message
 _COMMAND = re.compile(r"^(\s*)(::|##\[)")
 _FRAME = re.compile(r"^\s*student\.py:(\d+) in ", re.MULTILINE)
+_IMPORT_LINE = re.compile(r"student\.py:(\d+)")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -84,13 +85,32 @@ def _line(sub: SubmissionResult, lab: LabResult, test: TestResult) -> int:
     return 1
 
 
+def _import_line(text: str) -> int:
+    """The line of student.py an import error names (1 when it names none)."""
+    found = _IMPORT_LINE.findall(text)
+    return int(found[-1]) if found else 1
+
+
 def _annotations(sub: SubmissionResult, lang: str) -> list[str]:
     out: list[str] = []
     if sub.error:
         out.append(annotation_line("error", sub.error, title=f"minillm grade: {sub.name}"))
+    for lab in sub.labs:  # one annotation where the file breaks, not one per test
+        if lab.import_error is not None:
+            text = lab.import_error.zh if lang == "zh" else lab.import_error.en
+            out.append(
+                annotation_line(
+                    "error",
+                    text[:MAX_MESSAGE],
+                    file=sub.files.get(lab.lab, f"labs/{lab.lab}/student.py"),
+                    line=_import_line(lab.import_error.en),
+                    title=f"{lab.lab}: student.py does not import",
+                )
+            )
     failing = [
         (lab, t)
         for lab in sub.labs
+        if lab.import_error is None
         for t in lab.tests
         if t.status not in (Status.PASS, Status.SKIP)
     ]

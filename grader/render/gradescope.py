@@ -31,6 +31,9 @@ def _summary(sub: SubmissionResult, batch: BatchResult, lang: str) -> str:
     for lab in sub.labs:
         score = f"{fmt_points(lab.score)}/{fmt_points(lab.max_score)}"
         lines.append(f"{lab_label(lab, lang)}: {score}")
+        if lab.import_error is not None:  # why every test of the lab is an ERROR
+            text = lab.import_error.zh if lang == "zh" else lab.import_error.en
+            lines.append("  " + text.replace("\n", "\n  "))
     total = f"{fmt_points(sub.score)}/{fmt_points(sub.max_score)}"
     lines.append(("总分: " if lang == "zh" else "total: ") + total)
     return "\n".join(lines)
