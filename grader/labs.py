@@ -10,7 +10,15 @@ from pathlib import Path
 
 from grader.dsl import Lab
 
-__all__ = ["LabInfo", "UnknownLab", "all_labs", "course_root", "load_lab", "resolve_lab"]
+__all__ = [
+    "LabInfo",
+    "UnknownLab",
+    "all_labs",
+    "course_root",
+    "instructor_only",
+    "load_lab",
+    "resolve_lab",
+]
 
 _LAB_DIR = re.compile(r"^lab(\d\d)$")
 
@@ -23,6 +31,18 @@ def course_root() -> Path:
     """`MINILLM_ROOT` if set, else the folder that holds `grader/`."""
     env = os.environ.get("MINILLM_ROOT")
     return Path(env).resolve() if env else Path(__file__).resolve().parent.parent
+
+
+def instructor_only(command: str) -> str | None:
+    """Why `command` cannot run in this copy of the course (None when it can): it needs the
+    reference solutions and hidden checks, which the student edition leaves out."""
+    root = course_root()
+    if (root / "solutions").is_dir():
+        return None
+    return (
+        f"{command} needs the instructor's course (its solutions/ folder), and {root} has "
+        "none: this is the student edition (minillm pack). Run it in the course repository."
+    )
 
 
 @dataclass(frozen=True)

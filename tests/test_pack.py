@@ -138,3 +138,20 @@ def test_pack_refuses_a_folder_that_is_not_empty_or_inside_the_course(tmp_path: 
         timeout=120,
     )
     assert proc.returncode == 2 and "not an empty folder" in proc.stderr
+
+
+def test_instructor_commands_refuse_to_run_in_the_edition(
+    edition: tuple[Path, list[LabInfo]],
+) -> None:
+    out, _ = edition
+    for args in (["self-check"], ["gradescope-bundle", str(out / "x.zip")]):
+        proc = subprocess.run(
+            [sys.executable, "-m", "grader", *args],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "MINILLM_ROOT": str(out)},
+            timeout=120,
+        )
+        assert proc.returncode == 2, proc.stderr
+        assert "this is the student edition" in proc.stderr, proc.stderr
+    assert not (out / "x.zip").exists()

@@ -33,7 +33,10 @@ __all__ = ["gradescope_bundle"]
 def gradescope_bundle(out: Path, labs_spec: str | None, lang: str, allow_unisolated: bool) -> None:
     """Write OUT.zip: setup.sh, run_autograder and the course with its hidden checks."""
     from grader.grade.bundle import build_bundle
-    from grader.labs import UnknownLab, all_labs, course_root, resolve_lab
+    from grader.labs import UnknownLab, all_labs, course_root, instructor_only, resolve_lab
+
+    if why := instructor_only("minillm gradescope-bundle"):
+        raise click.UsageError(why)
 
     try:
         labs = (

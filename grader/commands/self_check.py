@@ -23,8 +23,11 @@ def _names(spec: str | None) -> set[str]:
 @click.option("--skip", help="All checks but these (comma-separated).")
 def self_check(labs: tuple[str, ...], only: str | None, skip: str | None) -> None:
     """Check every lab (or LABS): stubs TODO, solutions pass, handouts true, mutants caught."""
-    from grader.labs import UnknownLab, all_labs, resolve_lab
+    from grader.labs import UnknownLab, all_labs, instructor_only, resolve_lab
     from grader.selfcheck import CHECKS, run_self_check
+
+    if why := instructor_only("minillm self-check"):
+        raise click.UsageError(why)
 
     chosen = _names(only) or set(CHECKS)
     chosen -= _names(skip)
