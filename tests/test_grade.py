@@ -187,9 +187,12 @@ def test_text_format(graded: BatchResult) -> None:
     text = render_text(graded, "en")
     assert text.splitlines()[0].startswith("NOT isolated")
     rows = {line.split()[0]: line.split() for line in text.splitlines()[3:] if line.strip()}
+    assert rows["(max)"][1:4] == ["15", "13", "28"]
     for name in NAMES:
         lab04, lab07, _ = EXPECTED[name]
-        assert rows[name][1:4] == [str(lab04), str(lab07), f"{lab04 + lab07}/28"], name
+        mark = "!" if name == "syntax_error" else ""  # its lab04 student.py does not import
+        assert rows[name][1:4] == [f"{lab04}{mark}", str(lab07), f"{lab04 + lab07}/28"], name
+    assert text.rstrip().endswith("(a score marked ! is of a student.py that does not import)")
 
 
 def test_json_format(graded: BatchResult) -> None:

@@ -43,13 +43,33 @@ def _table(batch: BatchResult, lang: str) -> list[str]:
     width = max(12, *(len(n) for n in names))
     head = f"{'submission':<{width}}  " + "  ".join(f"{lab:>6}" for lab in batch.labs)
     lines = [head + f"  {'total':>9}"]
+    most = {
+        lab.lab: lab.max_score for sub in batch.submissions for lab in sub.labs
+    }  # the points of each lab
+    if most:
+        cells = [
+            f"{fmt_points(most[lab_id]) if lab_id in most else '-':>6}" for lab_id in batch.labs
+        ]
+        label = "（满分）" if lang == "zh" else "(max)"
+        lines.append(
+            f"{label:<{width}}  " + "  ".join(cells) + f"  {fmt_points(batch.max_score):>9}"
+        )
+    broken = False
     for sub in batch.submissions:
         cells = []
         for lab_id in batch.labs:
             lab = sub.lab(lab_id)
-            cells.append(f"{fmt_points(lab.score) if lab else '-':>6}")
+            mark = "!" if lab is not None and lab.import_error is not None else ""
+            broken = broken or bool(mark)
+            cells.append(f"{(fmt_points(lab.score) if lab else '-') + mark:>6}")
         row = f"{sub.name:<{width}}  " + "  ".join(cells) + f"  {_score(sub):>9}"
         lines.append(row + (f"  ! {sub.error}" if sub.error else ""))
+    if broken:
+        lines.append(
+            "（分数后的 ! 表示那份 student.py 无法导入）"
+            if lang == "zh"
+            else "(a score marked ! is of a student.py that does not import)"
+        )
     if batch.stopped:
         done, why = batch.finished, batch.stopped
         lines.append(
