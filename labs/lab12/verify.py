@@ -164,9 +164,11 @@ def merges(t: TestContext, cases: list[tuple[str, str, Sequence[int], Pair, list
     "bpe_count_pairs: the most frequent adjacent pair",
     hint=[
         (
-            "数一遍所有相邻对 (tokens[i], tokens[i + 1])，返回出现最多的那一对和它的次数。",
-            "Count every adjacent pair (tokens[i], tokens[i + 1]) and return the most "
-            "frequent one with its count.",
+            "数一遍所有相邻对 (tokens[i], tokens[i + 1])，i 取 range(len(tokens) - 1)，"
+            "最后一对也算；返回出现最多的那一对和它的次数。",
+            "Count every adjacent pair (tokens[i], tokens[i + 1]) for i in "
+            "range(len(tokens) - 1), the last pair too, and return the most frequent one with "
+            "its count.",
         ),
         (
             "返回形如 ((first, second), count) 的元组，三个都是 int。",
@@ -370,8 +372,10 @@ def merge_basic(t: TestContext) -> None:
     "bpe_apply_merge: runs merge left to right, without overlap",
     hint=[
         (
-            '连续重复时从左往右、不重叠："aaa" 合并 (a, a) 得到 [new, a]。',
-            'Runs merge left to right without overlap: "aaa" with (a, a) gives [new, a].',
+            '连续重复时从左往右、不重叠："aaa" 合并 (a, a) 得到 [new, a]：'
+            "末尾落单的 a 照抄，不能丢。",
+            'Runs merge left to right without overlap: "aaa" with (a, a) gives [new, a]: the '
+            "trailing a is copied, not dropped.",
         ),
         (
             "替换之后跳过两个位置（i += 2），不要只前进一个，也不要回头再看。",

@@ -402,6 +402,12 @@ def one_turn_limit(t: TestContext) -> None:
             "hi",
             n,
             greedy_rng(),
+            hint=(
+                "在生成之前先检查：max_new_tokens < 0 或 ≥ model.config.max_seq_len 都 "
+                "raise ValueError（说明给了什么、应当是什么）。",
+                "Check before generating: max_new_tokens < 0 or ≥ model.config.max_seq_len "
+                "raises ValueError (saying what was given and what was expected).",
+            ),
         )
 
 
