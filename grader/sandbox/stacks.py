@@ -88,7 +88,7 @@ def _student_frames(dump: str, student_dir: str) -> list[dict[str, Any]]:
                 break
             continue
         m = _FRAME.match(line)
-        if m is None:
+        if m is None or m.group(1).startswith("<"):  # "<frozen runpy>", "<string>": no file
             continue
         path = os.path.abspath(m.group(1))
         if not path.startswith(student_dir):
