@@ -649,3 +649,14 @@ def test_a_file_that_does_not_import_is_shown_where_it_breaks(graded: BatchResul
     ), lab04[0]
     output = gradescope_doc(one, "en")["output"]
     assert "lab04" in output and "syntax error at " in output and ":7:" in output, output
+
+
+def test_a_submissions_error_is_in_the_reports_language(graded: BatchResult) -> None:
+    sub = by_name(graded)["traversal"]
+    assert "refused" in sub.error_in("en") and "拒绝" in sub.error_in("zh")
+    for lang, word in (("zh", "拒绝"), ("en", "refused")):
+        doc = json.loads(render_batch_json(graded, lang))
+        (row,) = [s for s in doc["submissions"] if s["name"] == "traversal"]
+        assert word in row["error"], row["error"]
+        table = render_text(graded, lang)
+        assert any(word in line for line in table.splitlines() if line.startswith("traversal"))

@@ -57,18 +57,18 @@ def test_links_odd_files_and_big_files_are_not_taken(tmp_path: Path) -> None:
     (sub / "labs" / "lab07").symlink_to(tmp_path, target_is_directory=True)
     taken = read_submission(sub, LABS)
     assert not taken.files
-    assert "symbolic link" in taken.problems["lab04"]
-    assert "symbolic link" in taken.problems["lab07"]
+    assert "symbolic link" in taken.problems["lab04"].en
+    assert "symbolic link" in taken.problems["lab07"].en
     big = tmp_path / "big"
     student(big, "lab04", "#" * (MAX_FILE + 1))
     (big / "labs" / "lab07" / "student.py").parent.mkdir(parents=True)
     (big / "labs" / "lab07" / "student.py").write_bytes(b"x = '\xff'\n")
     taken = read_submission(big, LABS)
-    assert "more than" in taken.problems["lab04"] and "not UTF-8" in taken.problems["lab07"]
+    assert "more than" in taken.problems["lab04"].en and "not UTF-8" in taken.problems["lab07"].en
     fifo = tmp_path / "fifo"
     (fifo / "labs" / "lab04").mkdir(parents=True)
     os.mkfifo(fifo / "labs" / "lab04" / "student.py")
-    assert "not a regular file" in read_submission(fifo, LABS).problems["lab04"]
+    assert "not a regular file" in read_submission(fifo, LABS).problems["lab04"].en
 
 
 def test_a_git_checkout_names_its_commit_without_running_git(tmp_path: Path) -> None:

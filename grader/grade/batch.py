@@ -87,9 +87,15 @@ class _State:
     results: dict[str, LabResult] = field(default_factory=dict)
     partial: dict[str, LabResult] = field(default_factory=dict)  # the tests so far, by lab
     taken: Taken | None = None
-    error: str = ""
+    error: str = ""  # in English ("" while all is well); `error_zh` in Chinese
+    error_zh: str = ""
     seconds: float = 0.0
     cut: bool = False  # the run was stopped before this submission was finished
+
+    def fail(self, why: Text) -> None:
+        """Record why the submission is an error row (the first reason is kept)."""
+        if not self.error:
+            self.error, self.error_zh = why.en, why.zh
 
 
 class StopEvent(threading.Event):
@@ -172,9 +178,15 @@ class _Runner:
         """Whether the run was stopped (a call: the answer changes under other threads)."""
         return bool(self.stopped)
 
-    def _stop_message(self, state: _State) -> str:
+    def _stop(self, state: _State) -> None:
         state.cut = True
-        return f"grading was stopped ({self.stopped}) before this submission was finished"
+        state.error = ""  # the stop is the reason now
+        state.fail(
+            tr(
+                f"评分被中止（{self.stopped}），这份提交没有评完",
+                f"grading was stopped ({self.stopped}) before this submission was finished",
+            )
+        )
 
     # -- one submission, in a pool thread -------------------------------------------------
     def grade(self, index: int, path: Path, state: _State) -> None:
@@ -182,11 +194,12 @@ class _Runner:
         self.events.put(index)
         try:
             if self.stopped:
-                state.error = self._stop_message(state)
+                self._stop(state)
             else:
                 self._grade(index, path, state)
         except Exception as e:  # never let one submission stop the batch
-            state.error = state.error or f"internal error while grading: {type(e).__name__}: {e}"
+            why = f"{type(e).__name__}: {e}"
+            state.fail(tr(f"评分时的内部错误：{why}", f"internal error while grading: {why}"))
         state.seconds = time.monotonic() - state.started
         state.done = True
         self.events.put(index)
@@ -195,7 +208,7 @@ class _Runner:
         try:
             taken = read_submission(path, self.options.labs)
         except SubmissionError as e:
-            state.error = str(e)
+            state.fail(e.text)
             return
         state.taken = taken
         work = self.run_dir / "subs" / f"{index:05d}"
@@ -205,7 +218,7 @@ class _Runner:
             target.write_text(text, encoding="utf-8")
         labs = tuple(lab for lab in self.options.labs if lab in taken.files)
         if not labs:
-            state.error = _nothing_taken(self.options.labs, taken)
+            state.fail(_nothing_taken(self.options.labs, taken))
             return
         work.mkdir(parents=True, exist_ok=True)
         job = GradeJob(self.course.root, self.course.private, work, labs)
@@ -221,7 +234,7 @@ class _Runner:
         env["TMPDIR"] = str(scratch)
         with open(err_path, "wb") as err, self.lock:  # `stop` sees every worker started
             if self.stopped:
-                state.error = self._stop_message(state)
+                self._stop(state)
                 return
             proc = subprocess.Popen(
                 [
@@ -252,13 +265,18 @@ class _Runner:
             if proc.stdout is not None:
                 proc.stdout.close()
         if not finished and self.halted():
-            state.error = self._stop_message(state)
+            self._stop(state)
         elif not finished and not state.error:
             tail = err_path.read_text(encoding="utf-8", errors="replace").strip()
             last = tail.splitlines()[-1] if tail else ""
-            state.error = (
-                f"the grader's worker for this submission ended unexpectedly "
-                f"(exit status {proc.returncode}){': ' + last if last else ''}"
+            code = proc.returncode
+            zh_tail, en_tail = (f"：{last}", f": {last}") if last else ("", "")
+            state.fail(
+                tr(
+                    f"这份提交的评分进程意外结束（退出码 {code}）{zh_tail}",
+                    f"the grader's worker for this submission ended unexpectedly "
+                    f"(exit status {code}){en_tail}",
+                )
             )
 
     def _read(self, index: int, proc: subprocess.Popen[bytes], state: _State) -> bool:
@@ -272,9 +290,12 @@ class _Runner:
             while True:
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    state.error = (
-                        f"grading this submission took more than {self.options.seconds:g} s "
-                        "and was stopped"
+                    limit = f"{self.options.seconds:g}"
+                    state.fail(
+                        tr(
+                            f"这份提交评了超过 {limit} 秒，被停下",
+                            f"grading this submission took more than {limit} s and was stopped",
+                        )
                     )
                     return False
                 if not sel.select(timeout=min(left, 1.0)):
@@ -284,7 +305,12 @@ class _Runner:
                     return False
                 buffer += chunk
                 if len(buffer) > MAX_LINE:
-                    state.error = "the grader's worker sent a report line that is too long"
+                    state.fail(
+                        tr(
+                            "评分进程发来的一行报告太长",
+                            "the grader's worker sent a report line that is too long",
+                        )
+                    )
                     return False
                 *lines, buffer = buffer.split(b"\n")
                 for line in lines:
@@ -303,7 +329,8 @@ class _Runner:
             if msg.get("done") is True:
                 return True
             if "error" in msg:
-                state.error = f"the grader's worker failed: {str(msg['error'])[:2000]}"
+                why = str(msg["error"])[:2000]
+                state.fail(tr(f"评分进程出错：{why}", f"the grader's worker failed: {why}"))
                 return False
             if "lab" in msg:
                 result = lab_from_wire(msg.get("result"))
@@ -319,7 +346,12 @@ class _Runner:
                         state.partial.pop(result.lab, None)
                 self.events.put(index)
         except (ValueError, WireError) as e:
-            state.error = f"the grader's worker sent a malformed report line ({e})"
+            state.fail(
+                tr(
+                    f"评分进程发来的报告格式不对（{e}）",
+                    f"the grader's worker sent a malformed report line ({e})",
+                )
+            )
             return False
         return None
 
@@ -346,6 +378,7 @@ class _Runner:
             state.seconds,
             done=state.done,
             cut=state.cut,
+            error_zh=state.error_zh if state.done else (state.error_zh or "还没有评完"),
         )
         if taken is not None:
             result.commit = taken.commit
@@ -357,23 +390,30 @@ class _Runner:
         taken = state.taken
         if taken is not None and lab_id in taken.problems:
             problem = taken.problems[lab_id]
-            return tr(f"没有采用：{problem}", f"not taken: {problem}")
+            return tr(f"没有采用：{problem.zh}", f"not taken: {problem.en}")
         if taken is not None and lab_id not in taken.files:
             where = student_path(lab_id)
             return tr(f"提交里没有 {where}", f"the submission has no {where}")
         if not state.done:
             return tr("还没有评完", "not graded yet")
-        return tr(f"没有评完：{state.error}", f"not graded: {state.error}")
+        return tr(f"没有评完：{state.error_zh or state.error}", f"not graded: {state.error}")
 
 
-def _nothing_taken(lab_ids: Sequence[str], taken: Taken) -> str:
+def _nothing_taken(lab_ids: Sequence[str], taken: Taken) -> Text:
     """Why a submission with none of the graded files is an error row, not a row of zeros."""
     if taken.problems:
         lab_id, why = next(iter(taken.problems.items()))
-        return f"no file of this submission could be taken ({student_path(lab_id)}: {why})"
+        where = student_path(lab_id)
+        return tr(
+            f"这份提交的文件一个也没有采用（{where}：{why.zh}）",
+            f"no file of this submission could be taken ({where}: {why.en})",
+        )
     wanted = [student_path(lab_id) for lab_id in lab_ids]
     shown = ", ".join(wanted[:3]) + (f" … ({len(wanted)} files)" if len(wanted) > 3 else "")
-    return f"the submission holds none of the files graded here: {shown}"
+    return tr(
+        f"这份提交里没有任何要评的文件：{shown}",
+        f"the submission holds none of the files graded here: {shown}",
+    )
 
 
 def _own_fields(result: LabResult, lab: Lab, partial: bool = False) -> None:

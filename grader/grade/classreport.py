@@ -225,7 +225,7 @@ def _hard_table(batch: BatchResult, lang: str, w: dict[str, str], limit: int) ->
     return rows
 
 
-def _submissions_table(batch: BatchResult, w: dict[str, str]) -> list[str]:
+def _submissions_table(batch: BatchResult, w: dict[str, str], lang: str) -> list[str]:
     head = "".join(f"<th class=n>{_e(lab)}</th>" for lab in batch.labs)
     rows = [
         f"<table><tr><th>{w['name']}</th>{head}<th class=n>{w['total']}</th>"
@@ -238,7 +238,7 @@ def _submissions_table(batch: BatchResult, w: dict[str, str]) -> list[str]:
         )
         rows.append(
             f"<tr><td>{_e(sub.name)}</td>{cells}<td class=n>{fmt_points(sub.score)}/"
-            f"{fmt_points(sub.max_score)}</td><td>{_e(sub.error)}</td></tr>"
+            f"{fmt_points(sub.max_score)}</td><td>{_e(sub.error_in(lang))}</td></tr>"
         )
     rows.append("</table>")
     return rows
@@ -268,7 +268,7 @@ def render_class_report(batch: BatchResult, lang: str, *, limit: int = 15) -> st
     body += [f"<h2>{w['dist']}</h2>", f"<p>{_e(stats)}</p>", _histogram(percents)]
     body += [f"<h2>{w['labs']}</h2>", *_labs_table(batch, lang, w)]
     body += [f"<h2>{w['hard']}</h2>", *_hard_table(batch, lang, w, limit)]
-    body += [f"<h2>{w['all']}</h2>", *_submissions_table(batch, w)]
+    body += [f"<h2>{w['all']}</h2>", *_submissions_table(batch, w, lang)]
     return (
         f'<!DOCTYPE html>\n<html lang="{"en" if lang == "en" else "zh-CN"}"><head>'
         '<meta charset="utf-8"><meta name="viewport" content="width=device-width">'

@@ -38,6 +38,7 @@ class SubmissionResult:
             `error`).
         cut: the run was stopped (a signal) before this submission was finished: its score
             is not a grade.
+        error_zh: `error` in Chinese ("" when there is none, or no translation).
     """
 
     name: str
@@ -50,6 +51,11 @@ class SubmissionResult:
     functions: dict[str, dict[str, int]] = field(default_factory=dict)
     done: bool = True
     cut: bool = False
+    error_zh: str = ""
+
+    def error_in(self, lang: str) -> str:
+        """`error` in `lang` ("zh" or "en")."""
+        return self.error_zh if lang == "zh" and self.error_zh else self.error
 
     @property
     def score(self) -> float:

@@ -25,6 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from grader.i18n import Text, tr
+
 __all__ = [
     "MAX_FILE",
     "SubmissionError",
@@ -40,7 +42,12 @@ MAX_ZIP_BYTES = 512 * 1024 * 1024  # uncompressed bytes a zip may claim in all
 
 
 class SubmissionError(ValueError):
-    """A submission that cannot be graded at all (the message says why)."""
+    """A submission that cannot be graded at all (the message says why, in English;
+    `text` in both languages)."""
+
+    def __init__(self, text: Text) -> None:
+        super().__init__(text.en)
+        self.text = text
 
 
 @dataclass
@@ -53,7 +60,7 @@ class Taken:
         kind: ``"dir"``, ``"git"`` or ``"zip"``.
         commit: the checked-out commit of a git checkout ("" otherwise).
         files: lab id → the text of its student.py.
-        problems: lab id → why its file was not taken.
+        problems: lab id → why its file was not taken (Chinese and English).
     """
 
     name: str
@@ -61,7 +68,7 @@ class Taken:
     kind: str
     commit: str = ""
     files: dict[str, str] = field(default_factory=dict)
-    problems: dict[str, str] = field(default_factory=dict)
+    problems: dict[str, Text] = field(default_factory=dict)
 
 
 def student_path(lab_id: str) -> str:
@@ -73,7 +80,12 @@ def _decode(data: bytes, where: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise SubmissionError(f"{where} is not UTF-8 text ({e.reason} at byte {e.start})") from e
+        raise SubmissionError(
+            tr(
+                f"{where} 不是 UTF-8 文本（第 {e.start} 个字节：{e.reason}）",
+                f"{where} is not UTF-8 text ({e.reason} at byte {e.start})",
+            )
+        ) from e
 
 
 def _read_dir_file(root: Path, lab_id: str) -> str | None:
@@ -91,11 +103,19 @@ def _read_dir_file(root: Path, lab_id: str) -> str | None:
         except FileNotFoundError:
             return None
         if stat.S_ISLNK(st.st_mode):
-            raise SubmissionError(f"{rel}: {path.relative_to(root)} is a symbolic link")
+            link = path.relative_to(root)
+            raise SubmissionError(
+                tr(f"{rel}：{link} 是符号链接", f"{rel}: {link} is a symbolic link")
+            )
     if not stat.S_ISREG(st.st_mode):
-        raise SubmissionError(f"{rel} is not a regular file")
+        raise SubmissionError(tr(f"{rel} 不是普通文件", f"{rel} is not a regular file"))
     if st.st_size > MAX_FILE:
-        raise SubmissionError(f"{rel} has {st.st_size} bytes, more than {MAX_FILE}")
+        raise SubmissionError(
+            tr(
+                f"{rel} 有 {st.st_size} 字节，超过 {MAX_FILE}",
+                f"{rel} has {st.st_size} bytes, more than {MAX_FILE}",
+            )
+        )
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     fd = os.open(path, flags)
     try:
@@ -103,7 +123,9 @@ def _read_dir_file(root: Path, lab_id: str) -> str | None:
     finally:
         os.close(fd)
     if len(data) > MAX_FILE:
-        raise SubmissionError(f"{rel} has more than {MAX_FILE} bytes")
+        raise SubmissionError(
+            tr(f"{rel} 超过 {MAX_FILE} 字节", f"{rel} has more than {MAX_FILE} bytes")
+        )
     return _decode(data, rel)
 
 
@@ -165,7 +187,7 @@ def _from_dir(root: Path, lab_ids: Sequence[str]) -> Taken:
         try:
             text = _read_dir_file(base, lab_id)
         except SubmissionError as e:
-            taken.problems[lab_id] = str(e)
+            taken.problems[lab_id] = e.text
             continue
         if text is not None:
             taken.files[lab_id] = text
@@ -182,28 +204,51 @@ def _single_file(root: Path, lab_id: str, taken: Taken) -> None:
     except OSError:
         return
     if stat.S_ISLNK(st.st_mode) or not stat.S_ISREG(st.st_mode) or st.st_size > MAX_FILE:
-        taken.problems[lab_id] = f"student.py is not a regular file of at most {MAX_FILE} bytes"
+        taken.problems[lab_id] = tr(
+            f"student.py 不是不超过 {MAX_FILE} 字节的普通文件",
+            f"student.py is not a regular file of at most {MAX_FILE} bytes",
+        )
         return
     try:
         taken.files[lab_id] = _decode(path.read_bytes()[: MAX_FILE + 1], "student.py")
     except SubmissionError as e:
-        taken.problems[lab_id] = str(e)
+        taken.problems[lab_id] = e.text
 
 
 def _zip_entries(zf: zipfile.ZipFile, where: str) -> dict[str, zipfile.ZipInfo]:
     infos = zf.infolist()
     if len(infos) > MAX_ENTRIES:
-        raise SubmissionError(f"{where}: {len(infos)} entries, more than {MAX_ENTRIES}")
+        raise SubmissionError(
+            tr(
+                f"{where}：有 {len(infos)} 个条目，超过 {MAX_ENTRIES}",
+                f"{where}: {len(infos)} entries, more than {MAX_ENTRIES}",
+            )
+        )
     if sum(i.file_size for i in infos) > MAX_ZIP_BYTES:
-        raise SubmissionError(f"{where}: more than {MAX_ZIP_BYTES} bytes once unpacked")
+        raise SubmissionError(
+            tr(
+                f"{where}：解压后超过 {MAX_ZIP_BYTES} 字节",
+                f"{where}: more than {MAX_ZIP_BYTES} bytes once unpacked",
+            )
+        )
     entries: dict[str, zipfile.ZipInfo] = {}
     for info in infos:
         name = info.filename
         parts = PurePosixPath(name.replace("\\", "/")).parts
         if name.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", name) or ".." in parts:
-            raise SubmissionError(f"{where}: refused: the entry {name!r} points outside the zip")
+            raise SubmissionError(
+                tr(
+                    f"{where}：拒绝：条目 {name!r} 指向 zip 之外",
+                    f"{where}: refused: the entry {name!r} points outside the zip",
+                )
+            )
         if stat.S_ISLNK(info.external_attr >> 16):
-            raise SubmissionError(f"{where}: refused: the entry {name!r} is a symbolic link")
+            raise SubmissionError(
+                tr(
+                    f"{where}：拒绝：条目 {name!r} 是符号链接",
+                    f"{where}: refused: the entry {name!r} is a symbolic link",
+                )
+            )
         entries["/".join(parts)] = info
     return entries
 
@@ -221,7 +266,12 @@ def _from_zip(path: Path, lab_ids: Sequence[str]) -> Taken:
             }
             if len(prefixes) > 1:
                 found = ", ".join(sorted(p or "(top)" for p in prefixes))
-                raise SubmissionError(f"{where}: labs/ appears under several folders: {found}")
+                raise SubmissionError(
+                    tr(
+                        f"{where}：好几个文件夹下都有 labs/：{found}",
+                        f"{where}: labs/ appears under several folders: {found}",
+                    )
+                )
             prefix = next(iter(prefixes), "")
             paths = {lab_id: prefix + student_path(lab_id) for lab_id in lab_ids}
             if len(lab_ids) == 1 and not prefixes and "student.py" in entries:
@@ -231,8 +281,10 @@ def _from_zip(path: Path, lab_ids: Sequence[str]) -> Taken:
                 if info is None:
                     continue
                 if info.is_dir() or info.file_size > MAX_FILE:
-                    taken.problems[lab_id] = (
-                        f"{student_path(lab_id)} is not a file of at most {MAX_FILE} bytes"
+                    where_lab = student_path(lab_id)
+                    taken.problems[lab_id] = tr(
+                        f"{where_lab} 不是不超过 {MAX_FILE} 字节的文件",
+                        f"{where_lab} is not a file of at most {MAX_FILE} bytes",
                     )
                     continue
                 with zf.open(info) as f:
@@ -240,9 +292,11 @@ def _from_zip(path: Path, lab_ids: Sequence[str]) -> Taken:
                 try:
                     taken.files[lab_id] = _decode(data[: MAX_FILE + 1], student_path(lab_id))
                 except SubmissionError as e:
-                    taken.problems[lab_id] = str(e)
+                    taken.problems[lab_id] = e.text
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError) as e:
-        raise SubmissionError(f"{where}: not a readable zip file ({e})") from None
+        raise SubmissionError(
+            tr(f"{where}：无法读取的 zip 文件（{e}）", f"{where}: not a readable zip file ({e})")
+        ) from None
     return taken
 
 
@@ -257,8 +311,12 @@ def read_submission(path: Path, lab_ids: Sequence[str]) -> Taken:
     if path.is_file() and zipfile.is_zipfile(path):
         return _from_zip(path, lab_ids)
     if not path.exists():
-        raise SubmissionError(f"{path}: no such file or folder")
-    raise SubmissionError(f"{path}: neither a folder nor a zip file")
+        raise SubmissionError(
+            tr(f"{path}：没有这个文件或文件夹", f"{path}: no such file or folder")
+        )
+    raise SubmissionError(
+        tr(f"{path}：既不是文件夹也不是 zip 文件", f"{path}: neither a folder nor a zip file")
+    )
 
 
 def function_lines(source: str) -> dict[str, int]:

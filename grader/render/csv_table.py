@@ -29,7 +29,7 @@ def _cell(text: str) -> str:
 
 
 def render_csv(batch: BatchResult, lang: str) -> str:
-    """The table as CSV text (`lang` is unused: the cells are names and numbers)."""
+    """The table as CSV text (`lang`: the language of the error column)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["submission", *batch.labs, "total", "max_score", "error"])
@@ -44,7 +44,7 @@ def render_csv(batch: BatchResult, lang: str) -> str:
                 *scores,
                 fmt_points(sub.score) if sub.done and not sub.cut else "",
                 fmt_points(sub.max_score),
-                _cell(sub.error),
+                _cell(sub.error_in(lang)),
             ]
         )
     return out.getvalue()

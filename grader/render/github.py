@@ -94,7 +94,7 @@ def _import_line(text: str) -> int:
 def _annotations(sub: SubmissionResult, lang: str) -> list[str]:
     out: list[str] = []
     if sub.error:
-        out.append(annotation_line("error", sub.error, title=f"minillm grade: {sub.name}"))
+        out.append(annotation_line("error", sub.error_in(lang), title=f"minillm grade: {sub.name}"))
     for lab in sub.labs:  # one annotation where the file breaks, not one per test
         if lab.import_error is not None:
             text = lab.import_error.zh if lang == "zh" else lab.import_error.en
@@ -165,7 +165,8 @@ def render_github_summary(batch: BatchResult, lang: str) -> str:
         score = f"{fmt_points(sub.score)}/{fmt_points(sub.max_score)}"
         out += [f"## miniLLM — {_cell(sub.name)}: {score}", ""]
         if sub.error:
-            out += [f"**{'评测出错' if zh else 'grading error'}:** {_cell(sub.error)}", ""]
+            label = "评测出错" if zh else "grading error"
+            out += [f"**{label}:** {_cell(sub.error_in(lang))}", ""]
         out += [
             "| lab | "
             + ("得分" if zh else "score")

@@ -15,6 +15,7 @@ from typing import Any
 
 from grader.grade.result import BatchResult, SubmissionResult
 from grader.render.common import fmt_points, lab_label, test_label, test_text
+from grader.render.text import NOT_ISOLATED
 from grader.results import Status
 
 __all__ = ["VISIBILITIES", "gradescope_doc", "render_gradescope"]
@@ -25,9 +26,9 @@ VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 def _summary(sub: SubmissionResult, batch: BatchResult, lang: str) -> str:
     lines = []
     if not batch.isolated:
-        lines.append("NOT isolated: graded without the isolation backend")
+        lines.append(NOT_ISOLATED[lang])
     if sub.error:
-        lines.append(("评测出错：" if lang == "zh" else "grading error: ") + sub.error)
+        lines.append(("评测出错：" if lang == "zh" else "grading error: ") + sub.error_in(lang))
     for lab in sub.labs:
         score = f"{fmt_points(lab.score)}/{fmt_points(lab.max_score)}"
         lines.append(f"{lab_label(lab, lang)}: {score}")

@@ -29,7 +29,7 @@ def _submission(sub: SubmissionResult, lang: str) -> dict[str, Any]:
         "name": sub.name,
         "source": sub.source,
         "commit": sub.commit,
-        "error": sub.error,
+        "error": sub.error_in(lang),
         "seconds": round(sub.seconds, 3),
         "score": sub.score,
         "max_score": sub.max_score,

@@ -92,7 +92,7 @@ def _suite(
     props = ET.SubElement(suite, "properties")
     values = {"score": fmt_points(lab.score), "max_score": fmt_points(lab.max_score)}
     if sub.error:
-        values["error"] = sub.error
+        values["error"] = sub.error_in(lang)
     for key, value in values.items():
         ET.SubElement(props, "property", name=key, value=xml_safe(value))
     for test in lab.tests:

@@ -29,7 +29,7 @@ def _one(sub: SubmissionResult, lang: str) -> list[str]:
     label = "得分" if lang == "zh" else "score"
     lines = [RULE, f"  {sub.name} — {label} {_score(sub)}", RULE]
     if sub.error:
-        lines.append(("评测出错: " if lang == "zh" else "grading error: ") + sub.error)
+        lines.append(("评测出错: " if lang == "zh" else "grading error: ") + sub.error_in(lang))
     lines.append("")
     for lab in sub.labs:
         lines.append(render_plain(lab, lang).rstrip("\n"))
@@ -63,7 +63,7 @@ def _table(batch: BatchResult, lang: str) -> list[str]:
             broken = broken or bool(mark)
             cells.append(f"{(fmt_points(lab.score) if lab else '-') + mark:>6}")
         row = f"{sub.name:<{width}}  " + "  ".join(cells) + f"  {_score(sub):>9}"
-        lines.append(row + (f"  ! {sub.error}" if sub.error else ""))
+        lines.append(row + (f"  ! {sub.error_in(lang)}" if sub.error else ""))
     if broken:
         lines.append(
             "（分数后的 ! 表示那份 student.py 无法导入）"
