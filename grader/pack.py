@@ -123,6 +123,7 @@ make test LAB=lab04          # 或 / or: cd labs/lab04 && make test
 .venv/bin/minillm status     # 每个实验的进度 / every lab's progress
 .venv/bin/minillm watch lab04    # 每次保存都重新检查 / verify again on every save
 .venv/bin/minillm hint lab04     # 第一个没通过的测试的提示 / the hint for the first failing test
+cd labs/lab04 && make hint T=7   # 在实验目录里看测试 7 的全部提示 / every hint of test 7
 .venv/bin/minillm reset lab04    # 回到桩代码（先备份）/ back to the stub (backed up first)
 .venv/bin/pytest labs/lab04      # 同样的检查，作为 pytest 测试 / the same checks as pytest items
 ```

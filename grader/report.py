@@ -96,8 +96,11 @@ def _output_lines(c: CheckResult, lang: str) -> list[Line]:
     return lines
 
 
-def _check_lines(c: CheckResult, lang: str, shown: set[str] | None = None) -> list[Line]:
-    """One check's lines; a hint already shown in this test (`shown`) is not repeated."""
+def _check_lines(
+    c: CheckResult, lang: str, shown: set[str] | None = None, number: int = 0
+) -> list[Line]:
+    """One check's lines; a hint already shown in this test (`shown`) is not repeated.
+    `number` is the test's, for the command that shows the other hints."""
     lines: list[Line] = [
         [("  ", ""), (f"[{c.status.value}]", _STYLE[c.status]), (" " + c.name.pick(lang), "")]
     ]
@@ -109,11 +112,12 @@ def _check_lines(c: CheckResult, lang: str, shown: set[str] | None = None) -> li
             shown.add(first)
         label = "提示: " if lang == "zh" else "hint: "
         more = ""
-        if len(c.hints) > 1:
+        if len(c.hints) > 1:  # `make hint` in the lab's folder, where `make test` runs
+            command = f"make hint T={number}" if number else "make hint"
             more = (
-                f"（还有 {len(c.hints) - 1} 条提示：minillm hint）"
+                f"（还有 {len(c.hints) - 1} 条提示：{command}）"
                 if lang == "zh"
-                else f" ({len(c.hints) - 1} more: minillm hint)"
+                else f" ({len(c.hints) - 1} more: {command})"
             )
         text = label + c.hints[0].pick(lang) + more
         lines += [[(row[0][0], "cyan")] for row in _message_lines(text, "         ", 6)]
@@ -133,7 +137,7 @@ def _test_lines(t: TestResult, lang: str) -> list[Line]:
     lines = [head]
     shown: set[str] = set()
     for c in t.checks:
-        lines += _check_lines(c, lang, shown)
+        lines += _check_lines(c, lang, shown, t.number)
     return lines
 
 

@@ -255,7 +255,7 @@ def test_hints_appear_under_failing_checks_only(tmp_path: Path, sandbox: Sandbox
     assert [h.en for h in own.hints] == ["look at the return value", "it should be 4"]
     assert [h.en for h in inherited.hints] == ["the test's hint"]
     text = render_plain(result, "en")
-    assert "hint: look at the return value (1 more: minillm hint)" in text
+    assert "hint: look at the return value (1 more: make hint T=1)" in text
     assert "never shown" not in text and "it should be 4" not in text
     checks = render_json(result, "zh")["tests"][0]["checks"]
     assert checks[1]["hints"] == ["先看看返回值", "应当是 4"]

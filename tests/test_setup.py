@@ -73,3 +73,10 @@ def test_a_labs_make_test_shows_the_first_setup_too(tree: Path) -> None:
     assert "Collecting numpy" in first
     assert first.rstrip().endswith("minillm verify lab04")
     assert make(tree, lab, "test").strip() == "minillm verify lab04"
+
+
+def test_a_labs_make_hint_runs_the_hint_command_the_report_names(tree: Path) -> None:
+    lab = tree / "labs" / "lab04"
+    make(tree, lab, "test")  # set up first
+    assert make(tree, lab, "hint", "T=7").strip() == "minillm hint lab04 7 --level 9"
+    assert make(tree, lab, "hint").strip() == "minillm hint lab04 --level 9"
