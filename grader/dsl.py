@@ -586,9 +586,9 @@ class TestContext:
         )
         if returns_new:
             detail = tr(
-                "参数被改动了：这个函数不应修改它的输入（请返回新的 Tensor）",
+                "参数被改动了：这个函数不应修改它的输入（在副本上计算，返回新的结果）",
                 "an argument was modified: this function must leave its inputs unchanged "
-                "(return a new Tensor)",
+                "(compute on a copy and return a new result)",
             )
         else:
             detail = tr(

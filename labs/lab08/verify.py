@@ -74,6 +74,11 @@ HINT_T0 = (
     "T ≤ 0 时直接返回 sample_greedy(logits)，不要当作 T = 1，也不要除以 0",
     "for T ≤ 0 return sample_greedy(logits): not T = 1, and no division by 0",
 )
+HINT_SMALL_T = (
+    "是除以 T，不是乘以 T；先减去最大值再除：exp((x − max) / T) 在 T = 1e-6 时也不会溢出",
+    "divide by T, do not multiply; subtract the max before dividing: exp((x − max) / T) does "
+    "not overflow even at T = 1e-6",
+)
 HINT_TOPK = (
     "在副本里把最大的 k 个之外全设成 -inf，再交给 sample_temperature；"
     "exp(-inf) = 0，它们不会被抽到",
@@ -132,7 +137,11 @@ def draws(t: TestContext, fn: str, args: tuple[Any, ...], n: int, seed: int) -> 
 
 
 def proportions(
-    t: TestContext, name: tuple[str, str], got: np.ndarray | None, probs: np.ndarray
+    t: TestContext,
+    name: tuple[str, str],
+    got: np.ndarray | None,
+    probs: np.ndarray,
+    hint: tuple[str, str] | None = None,
 ) -> bool:
     """Each index's frequency within SIGMAS binomial standard deviations of its probability."""
     if got is None:
@@ -154,6 +163,7 @@ def proportions(
             f"{n} draws; the frequency of index {bad.tolist()} is outside the tolerance "
             "(5σ + 4/n):\n  index expected observed tolerance\n" + rows,
         ),
+        hint=hint,
     )
 
 
@@ -277,7 +287,16 @@ def temperature_one(t: TestContext) -> None:
     )
 
 
-@lab.test("sample_temperature：T → 0 是贪心", "sample_temperature: T → 0 is greedy", hint=HINT_T0)
+@lab.test(
+    "sample_temperature：T → 0 是贪心",
+    "sample_temperature: T → 0 is greedy",
+    hint=(  # for a call that raises, which ends the test before a check's own hint shows
+        "T > 0：先减最大值再除以 T（不是乘以 T），T = 1e-6 也不溢出；"
+        "T ≤ 0：直接返回 sample_greedy(logits)，不要除以 0",
+        "T > 0: subtract the max, then divide by T (do not multiply), so T = 1e-6 does not "
+        "overflow; T ≤ 0: return sample_greedy(logits), no division by 0",
+    ),
+)
 def temperature_greedy(t: TestContext) -> None:
     got = draws(t, "sample_temperature", (logits_of([0, 0, 0, 5, 0]), 0.1), 200, 802)
     proportions(
@@ -285,6 +304,7 @@ def temperature_greedy(t: TestContext) -> None:
         ("T = 0.1：[0, 0, 0, 5, 0] 每次都是 3", "T = 0.1: [0, 0, 0, 5, 0] is 3 every time"),
         got,
         np.eye(5)[3],  # softmax([0, 0, 0, 5, 0] / 0.1)[3] = 1 - 8e-22
+        hint=HINT_SMALL_T,
     )
     got = draws(t, "sample_temperature", (logits_of([0, 0, 0, 5, 0]), 1e-6), 100, 803)
     proportions(
@@ -292,12 +312,15 @@ def temperature_greedy(t: TestContext) -> None:
         ("T = 1e-6：没有溢出，每次都是 3", "T = 1e-6: no overflow, 3 every time"),
         got,
         np.eye(5)[3],
+        hint=HINT_SMALL_T,
     )
     rng = np.random.default_rng(804)
     out = t.call("sample_temperature", logits_of([1, 5, 2, 3]), 0.0, rng).value
-    t.equal(("T = 0 → 贪心：[1, 5, 2, 3] → 1", "T = 0 → greedy: [1, 5, 2, 3] → 1"), out, 1)
+    t.equal(("T = 0 → 贪心：[1, 5, 2, 3] → 1", "T = 0 → greedy: [1, 5, 2, 3] → 1"), out, 1,
+            hint=HINT_T0)  # fmt: skip
     out = t.call("sample_temperature", logits_of([1, 5, 2, 3]), -1.0, rng).value
-    t.equal(("T < 0 → 贪心：[1, 5, 2, 3] → 1", "T < 0 → greedy: [1, 5, 2, 3] → 1"), out, 1)
+    t.equal(("T < 0 → 贪心：[1, 5, 2, 3] → 1", "T < 0 → greedy: [1, 5, 2, 3] → 1"), out, 1,
+            hint=HINT_T0)  # fmt: skip
     out = t.call("sample_temperature", logits_of([4, 4, 1]), 0.0, rng).value
     t.equal(("T = 0 且并列：[4, 4, 1] → 0", "T = 0 with a tie: [4, 4, 1] → 0"), out, 0)
 
