@@ -185,8 +185,8 @@ def test_in_place_functions_get_their_own_unchanged_message() -> None:
     t.unchanged("mask", np.zeros(2), np.ones(2), returns_new=False)
     t.unchanged("input", np.zeros(2), np.ones(2))
     in_place, pure = (c.message.en for c in t.checks)  # type: ignore[union-attr]
-    assert "return a new Tensor" not in in_place and "in place" in in_place
-    assert "return a new Tensor" in pure
+    assert "return a new result" not in in_place and "in place" in in_place
+    assert "compute on a copy and return a new result" in pure and "Tensor" not in pure
 
 
 def test_state_setup_and_teardown(tmp_path: Path, sandbox: Sandbox) -> None:
