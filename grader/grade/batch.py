@@ -179,14 +179,12 @@ class _Runner:
         return bool(self.stopped)
 
     def _stop(self, state: _State) -> None:
-        state.cut = True
-        state.error = ""  # the stop is the reason now
-        state.fail(
-            tr(
-                f"评分被中止（{self.stopped}），这份提交没有评完",
-                f"grading was stopped ({self.stopped}) before this submission was finished",
-            )
+        """Mark `state` cut short by the stop, which replaces any earlier reason."""
+        why = tr(
+            f"评分被中止（{self.stopped}），这份提交没有评完",
+            f"grading was stopped ({self.stopped}) before this submission was finished",
         )
+        state.cut, state.error, state.error_zh = True, why.en, why.zh
 
     # -- one submission, in a pool thread -------------------------------------------------
     def grade(self, index: int, path: Path, state: _State) -> None:

@@ -43,9 +43,7 @@ def _table(batch: BatchResult, lang: str) -> list[str]:
     width = max(12, *(len(n) for n in names))
     head = f"{'submission':<{width}}  " + "  ".join(f"{lab:>6}" for lab in batch.labs)
     lines = [head + f"  {'total':>9}"]
-    most = {
-        lab.lab: lab.max_score for sub in batch.submissions for lab in sub.labs
-    }  # the points of each lab
+    most = {lab.lab: lab.max_score for sub in batch.submissions for lab in sub.labs}  # points
     if most:
         cells = [
             f"{fmt_points(most[lab_id]) if lab_id in most else '-':>6}" for lab_id in batch.labs
