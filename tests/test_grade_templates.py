@@ -13,6 +13,7 @@ import sys
 import venv
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -144,6 +145,64 @@ def test_run_autograder_always_leaves_a_result(tmp_path: Path) -> None:
     assert doc["score"] == 0 and "could not grade" in str(doc["output"])
 
 
+TEMPLATE = ROOT / "ci-templates" / "github-actions.yml"
+
+
+def template() -> dict[str, Any]:
+    doc = yaml.safe_load(TEMPLATE.read_text(encoding="utf-8"))
+    assert isinstance(doc, dict)
+    return doc
+
+
+def step(doc: dict[str, Any], name: str) -> dict[str, Any]:
+    steps = doc["jobs"]["grade"]["steps"]
+    found: list[dict[str, Any]] = [s for s in steps if s.get("name") == name]
+    assert len(found) == 1, f"no single step named {name!r}"
+    return found[0]
+
+
+VAR = re.compile(r"^\$\{\{ vars\.(\w+)(?: \|\| '([^']*)')? \}\}$")
+
+
+def job_env(doc: dict[str, Any], variables: dict[str, str]) -> dict[str, str]:
+    """The job's `env:` as GitHub evaluates it, given the repository's variables."""
+    env = {}
+    for key, value in doc["jobs"]["grade"]["env"].items():
+        m = VAR.match(value)
+        assert m, f"{key}: {value!r} is not `${{{{ vars.X || 'default' }}}}`"
+        env[key] = variables.get(m[1]) or (m[2] or "")
+    return env
+
+
+def run_step(
+    doc: dict[str, Any],
+    name: str,
+    tmp_path: Path,
+    variables: dict[str, str],
+    cwd: Path,
+    extra_env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run the step's script as `shell: bash` does, with only the environment given."""
+    assert doc["jobs"]["grade"]["defaults"] == {"run": {"shell": "bash"}}
+    script = tmp_path / f"{name.replace(' ', '-')}.sh"
+    script.write_text(str(step(doc, name)["run"]), encoding="utf-8")
+    env = {
+        "PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+        **job_env(doc, variables),
+        **(extra_env or {}),
+    }
+    return subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=60,
+    )
+
+
 def test_the_github_actions_template() -> None:
     text = (ROOT / "ci-templates" / "github-actions.yml").read_text(encoding="utf-8")
     assert "\t" not in text
@@ -153,10 +212,13 @@ def test_the_github_actions_template() -> None:
     assert "vars.MINILLM_COURSE_REPO" in text
     doc = yaml.safe_load(text)
     steps = doc["jobs"]["grade"]["steps"]
-    assert steps[0]["uses"].startswith("actions/checkout@")
-    assert steps[1]["with"]["path"] == ".minillm-course"
+    assert step(doc, "Check out the submission")["uses"].startswith("actions/checkout@")
+    assert step(doc, "Check out the course")["with"]["path"] == ".minillm-course"
     assert any("minillm grade" in s.get("run", "") for s in steps)
     assert doc["permissions"] == {"contents": "read"}
+    for s in steps:  # every script parses as bash
+        if "run" in s:
+            assert subprocess.run(["bash", "-n"], input=s["run"], text=True).returncode == 0
 
 
 def test_the_template_grades_a_checkout_as_the_workflow_does(tmp_path: Path) -> None:
@@ -197,3 +259,169 @@ def test_the_template_grades_a_checkout_as_the_workflow_does(tmp_path: Path) -> 
     assert "::error file=labs/lab04/student.py,line=" in proc.stdout
     assert proc.stdout.rstrip().endswith("::score 0/15")
     assert "## miniLLM — student-repo: 0/15" in summary.read_text(encoding="utf-8")
+
+
+COURSE = {"MINILLM_COURSE_REPO": "my-school/minillm-lab-student"}
+
+
+def test_without_a_course_repo_the_workflow_stops_before_anything_runs(tmp_path: Path) -> None:
+    doc = template()
+    steps = doc["jobs"]["grade"]["steps"]
+    assert steps[0]["name"] == "Check the configuration" and "uses" not in steps[0]
+    proc = run_step(doc, "Check the configuration", tmp_path, {}, tmp_path)
+    assert proc.returncode != 0
+    out = proc.stdout + proc.stderr
+    assert "::error" in out and "Set MINILLM_COURSE_REPO" in out
+    assert "repository variable" in out and "organisation variable" in out
+    assert run_step(doc, "Check the configuration", tmp_path, COURSE, tmp_path).returncode == 0
+
+
+def test_the_configuration_check_refuses_an_unknown_fail_on(tmp_path: Path) -> None:
+    doc = template()
+    variables = {**COURSE, "MINILLM_FAIL_ON": "sometimes"}
+    proc = run_step(doc, "Check the configuration", tmp_path, variables, tmp_path)
+    assert proc.returncode != 0 and "started (the default), all or never" in proc.stdout
+    for ok in ("started", "all", "never"):
+        variables["MINILLM_FAIL_ON"] = ok
+        assert (
+            run_step(doc, "Check the configuration", tmp_path, variables, tmp_path).returncode == 0
+        )
+
+
+def test_third_party_actions_are_pinned_by_commit() -> None:
+    doc = template()
+    uses = [s["uses"] for s in doc["jobs"]["grade"]["steps"] if "uses" in s]
+    assert uses
+    for u in uses:
+        if u.startswith(("./", "docker://")):
+            continue
+        assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", u), f"{u} is not pinned by a SHA"
+    lines = [ln for ln in TEMPLATE.read_text(encoding="utf-8").splitlines() if "uses:" in ln]
+    assert len(lines) == len(uses)
+    for line in lines:  # the version it is, for a reader and for Dependabot
+        assert re.search(r"@[0-9a-f]{40} # v\d+(\.\d+)*$", line), line
+
+
+def test_the_course_is_checked_out_at_a_release_tag(tmp_path: Path) -> None:
+    doc = template()
+    course = step(doc, "Check out the course")["with"]
+    assert course["ref"] == "${{ env.MINILLM_COURSE_REF }}"
+    assert course["repository"] == "${{ env.MINILLM_COURSE_REPO }}"
+    default = job_env(doc, {})["MINILLM_COURSE_REF"]
+    assert re.fullmatch(r"v\d+(\.\d+)*", default), default  # a tag, not a moving branch
+    assert job_env(doc, {"MINILLM_COURSE_REF": "v2.1"})["MINILLM_COURSE_REF"] == "v2.1"
+    readme = (ROOT / "ci-templates" / "README.md").read_text(encoding="utf-8")
+    assert "the tag of the term's course release" in readme and f"`{default}`" in readme
+    variables = {**COURSE, "MINILLM_COURSE_REF": "main"}  # a branch is allowed, with a warning
+    proc = run_step(doc, "Check the configuration", tmp_path, variables, tmp_path)
+    assert proc.returncode == 0 and "::warning::" in proc.stdout
+
+
+def test_pip_downloads_are_cached_by_the_course_release() -> None:
+    doc = template()
+    names = [s.get("name") for s in doc["jobs"]["grade"]["steps"]]
+    python = step(doc, "Set up Python")
+    assert str(python["uses"]).startswith("actions/setup-python@")
+    assert python["with"]["cache"] == "pip"
+    # the key hashes the course's pyproject.toml, so it exists first: the course is checked out
+    assert python["with"]["cache-dependency-path"] == ".minillm-course/pyproject.toml"
+    assert names.index("Check out the course") < names.index("Set up Python")
+    assert names.index("Set up Python") < names.index("Install the course")
+
+
+STUB_MINILLM = """#!/bin/sh
+printf '%s\\n' "$@" > "$CALLS"
+exit "$STUB_EXIT"
+"""
+
+
+def fake_course(tmp_path: Path) -> tuple[Path, Path]:
+    """A course with lab01..lab03 and a workspace where only lab02 has been started."""
+    course, workspace = tmp_path / "course", tmp_path / "workspace"
+    for n in (1, 2, 3):
+        lab = course / "labs" / f"lab0{n}"
+        lab.mkdir(parents=True)
+        (lab / ".stub.py").write_text(f"def f{n}():\n    raise NotImplementedError\n")
+        (lab / "student.py").write_text((lab / ".stub.py").read_text())
+    (course / "labs" / "lab.mk").write_text("")
+    (course / "labs" / "HANDOUT.md").write_text("")
+    for n, text in (
+        (1, "def f1():\n    raise NotImplementedError\n"),
+        (2, "def f2():\n    return 2\n"),
+    ):
+        mine = workspace / "labs" / f"lab0{n}" / "student.py"  # lab01 the stub, lab02 started
+        mine.parent.mkdir(parents=True)
+        mine.write_text(text)
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "minillm").write_text(STUB_MINILLM)
+    (tmp_path / "bin" / "minillm").chmod(0o755)
+    return course, workspace
+
+
+def grade_step(
+    tmp_path: Path, variables: dict[str, str], stub_exit: int, course: Path, workspace: Path
+) -> tuple[subprocess.CompletedProcess[str], list[str] | None]:
+    calls = tmp_path / "calls"
+    extra = {"GITHUB_WORKSPACE": str(workspace), "CALLS": str(calls), "STUB_EXIT": str(stub_exit)}
+    proc = run_step(template(), "Grade", tmp_path, {**COURSE, **variables}, course, extra)
+    args = calls.read_text().splitlines() if calls.exists() else None
+    return proc, args
+
+
+ALL = "lab01,lab02,lab03"
+
+
+@pytest.mark.parametrize(
+    ("variables", "stub_exit", "status", "labs"),
+    [
+        ({}, 0, 0, "lab02"),  # the default, started: only the labs begun, failing if short
+        ({}, 1, 1, "lab02"),
+        ({}, 3, 3, "lab02"),  # a submission that could not be graded always fails
+        ({"MINILLM_FAIL_ON": "started", "MINILLM_LABS": "lab01,lab02"}, 1, 1, "lab02"),
+        ({"MINILLM_FAIL_ON": "all"}, 1, 1, ALL),
+        ({"MINILLM_FAIL_ON": "all", "MINILLM_LABS": "lab03, lab01"}, 0, 0, "lab03,lab01"),
+        ({"MINILLM_FAIL_ON": "never"}, 1, 0, ALL),  # reported, not enforced
+        ({"MINILLM_FAIL_ON": "never"}, 2, 2, ALL),
+        ({"MINILLM_FAIL_ON": "never"}, 3, 3, ALL),
+        ({"MINILLM_FAIL_ON": "never"}, 143, 143, ALL),  # a cancelled run is not a pass
+    ],
+)
+def test_the_grade_step_chooses_the_labs_and_the_exit_status(
+    tmp_path: Path, variables: dict[str, str], stub_exit: int, status: int, labs: str
+) -> None:
+    course, workspace = fake_course(tmp_path)
+    proc, args = grade_step(tmp_path, variables, stub_exit, course, workspace)
+    assert proc.returncode == status, proc.stdout + proc.stderr
+    assert args == ["grade", str(workspace), "--format", "github", "--jobs", "2", "--labs", labs]
+
+
+def test_with_no_lab_started_nothing_is_graded_and_the_job_passes(tmp_path: Path) -> None:
+    course, workspace = fake_course(tmp_path)
+    (workspace / "labs" / "lab02" / "student.py").write_bytes(
+        (course / "labs" / "lab02" / ".stub.py").read_bytes()
+    )
+    proc, args = grade_step(tmp_path, {}, 1, course, workspace)
+    assert proc.returncode == 0 and args is None
+    assert "::notice" in proc.stdout
+    assert "nothing graded" in (tmp_path / "summary.md").read_text(encoding="utf-8")
+
+
+def test_a_lab_the_course_lacks_fails_the_grade_step(tmp_path: Path) -> None:
+    course, workspace = fake_course(tmp_path)
+    proc, args = grade_step(tmp_path, {"MINILLM_LABS": "lab02,lab09"}, 0, course, workspace)
+    assert proc.returncode != 0 and args is None
+    assert "'lab09'" in proc.stdout
+
+
+def test_a_started_lab_is_one_whose_student_file_is_not_the_shipped_stub(tmp_path: Path) -> None:
+    """Against this course's own labs/: the stub a student edition ships as labs/labNN/.stub.py."""
+    _, workspace = fake_course(tmp_path)
+    shutil.rmtree(workspace / "labs")
+    for lab in ("lab04", "lab07"):
+        (workspace / "labs" / lab).mkdir(parents=True)
+        shutil.copyfile(ROOT / "labs" / lab / ".stub.py", workspace / "labs" / lab / "student.py")
+    with (workspace / "labs" / "lab07" / "student.py").open("a", encoding="utf-8") as f:
+        f.write("\n# started\n")
+    proc, args = grade_step(tmp_path, {}, 1, ROOT, workspace)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert args is not None and args[-2:] == ["--labs", "lab07"]
