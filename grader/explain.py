@@ -30,15 +30,23 @@ __all__ = [
     "where",
 ]
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069]")
+# C0 and C1 controls but tab and newline (ESC, CR, NUL, ...), zero-width and bidi marks,
+# the Unicode line and paragraph separators, bidi embeddings, overrides and isolates, BOM.
+_CONTROL = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]"
+)
 
 
-def clean(text: Any, *, limit: int = 2000, one_line: bool = False) -> str:
+def clean(text: Any, *, limit: int | None = 2000, one_line: bool = False) -> str:
     """Text from the sandbox made safe to print: no terminal escapes or control characters
-    (shown as ``\\x1b``), no unencodable surrogates, bounded length, and with
-    `one_line` no line breaks (a name cannot start a forged report line)."""
+    (ESC, CR, NUL and the other C0/C1 controls but tab and newline are shown as ``\\x1b``,
+    ``\\r``, ``\\x00``), no bidi overrides or Unicode line separators (``\\u202e``,
+    ``\\u2028``), no unencodable surrogates, at most `limit` characters (None: any), and
+    with `one_line` no line breaks (a name cannot start a forged report line). Every
+    renderer of a report passes student text (names, messages, printed output) through it,
+    and text it cleaned before comes back the same (unless it is over `limit`)."""
     s = text if isinstance(text, str) else repr(text)
-    if len(s) > limit:
+    if limit is not None and len(s) > limit:
         s = s[:limit] + f"… ({len(s)} chars)"
     s = s.encode("utf-8", "backslashreplace").decode("utf-8")
     if one_line:
@@ -51,7 +59,9 @@ def _typ(exc: dict[str, Any]) -> str:
 
 
 def _msg(exc: dict[str, Any]) -> str:
-    return clean(exc.get("message", ""))
+    # One line: a message with line breaks would print lines of its own in the report
+    # ("  [PASS] ..." under the ERROR), so its breaks are shown as \n.
+    return clean(exc.get("message", ""), one_line=True)
 
 
 def brief(x: Any) -> str:

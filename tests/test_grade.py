@@ -342,7 +342,7 @@ def test_csv_format(graded: BatchResult) -> None:
         assert bool(row[5]) == is_error
     evil = SubmissionResult("=cmd|' /C calc'!A0", "x", error="+oops")
     table = render_csv(BatchResult(list(LABS), [evil], total=1), "en")
-    assert "\n'=cmd|" in table and ",'+oops" in table
+    assert "\n\"'=cmd|" in table and ',"\'+oops"' in table
     for unfinished in ({"cut": True}, {"done": False}):  # stopped, or still running
         sub = SubmissionResult("carol", "c", graded.submissions[0].labs, **unfinished)
         row = list(csv.reader(io.StringIO(render_csv(BatchResult(list(LABS), [sub]), "en"))))[1]

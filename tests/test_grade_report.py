@@ -148,6 +148,6 @@ def test_grade_writes_the_report(tmp_path: Path) -> None:
         timeout=300,
     )
     assert proc.returncode == 1, proc.stderr  # bob is short of full marks
-    assert proc.stdout.splitlines()[1:] == ["alice,15,15,15,", "bob,0,0,15,"]
+    assert proc.stdout.splitlines()[1:] == ['"alice",15,15,15,""', '"bob",0,0,15,""']
     html = page.read_text(encoding="utf-8")
     assert "1/2 (50%)" in html and "<td>alice</td>" in html

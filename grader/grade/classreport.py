@@ -6,7 +6,9 @@ the checks that most students fail, each with its test's title and the most comm
 failure message, so it is clear what to teach again. Then one row per submission.
 
 The page needs nothing from the network (styles and charts are inline: HTML, CSS and
-SVG), so it can be mailed or opened offline. Every text from a submission is escaped.
+SVG), so it can be mailed or opened offline. Every text from a submission is escaped: for
+HTML, and first as in every format (`grader.render.common.one_line`, `block`), so no control
+character or bidi override reaches the page and a name is one line.
 A failed check counts once per submission; FAIL, ERROR and TIMEOUT count as failing, while
 TODO (not attempted) and SKIP (a prerequisite failed) do not; a lab whose student.py does
 not import counts once, as its own line.
@@ -22,7 +24,7 @@ from dataclasses import dataclass, field
 
 from grader.grade.result import BatchResult
 from grader.i18n import Text
-from grader.render.common import fmt_points
+from grader.render.common import block, fmt_points, one_line
 from grader.results import Status
 
 __all__ = ["FailingCheck", "failing_checks", "render_class_report"]
@@ -142,8 +144,10 @@ def failing_checks(batch: BatchResult, lang: str) -> list[FailingCheck]:
     return sorted(found.values(), key=lambda f: (-f.count, f.lab, f.test, f.check))
 
 
-def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
+def _e(text: object, *, lines: bool = False) -> str:
+    """`text` escaped for HTML, as one line (or with its line breaks, for a ``<pre>``)."""
+    s = str(text)
+    return html.escape(block(s) if lines else one_line(s), quote=True)
 
 
 def _histogram(percents: list[float]) -> str:
@@ -219,7 +223,7 @@ def _hard_table(batch: BatchResult, lang: str, w: dict[str, str], limit: int) ->
         rows.append(
             f"<tr><td>{_e(f.lab)}</td><td>{what}</td>"
             f"<td class=n>{f.count}/{n} ({100 * f.count / n:.0f}%)</td>"
-            f"<td><pre>{_e(f.message)}</pre></td></tr>"
+            f"<td><pre>{_e(f.message, lines=True)}</pre></td></tr>"
         )
     rows.append("</table>")
     return rows

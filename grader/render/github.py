@@ -7,7 +7,9 @@ per test that did not pass, at the student's file and line, and a ``::notice`` w
 score. A line of the report that would still look like a command (``::``, ``##[``) is
 defused as well. `render_github_summary` is the Markdown for ``$GITHUB_STEP_SUMMARY``: the
 score, a table of the labs, and each test that did not pass with its report lines in a
-code block.
+code block. Every text a submission chose (its name, what its code printed, a message) is
+escaped first (`grader.render.common.one_line`, `block`): no terminal escape or carriage
+return reaches the log, where it could redraw a line, nor the summary.
 
 Where an annotation points: the innermost frame of the student's file when the check
 raised or timed out (``student.py:12 in softmax``), else the ``def`` of the first student
@@ -21,7 +23,7 @@ import re
 import secrets
 
 from grader.grade.result import BatchResult, SubmissionResult
-from grader.render.common import fmt_points, lab_label, test_label, test_text
+from grader.render.common import block, fmt_points, lab_label, one_line, test_label, test_text
 from grader.render.text import NOT_ISOLATED, render_text
 from grader.results import LabResult, Status, TestResult
 
@@ -93,16 +95,18 @@ def _import_line(text: str) -> int:
 
 def _annotations(sub: SubmissionResult, lang: str) -> list[str]:
     out: list[str] = []
+    name = one_line(sub.name)
     if sub.error:
-        out.append(annotation_line("error", sub.error_in(lang), title=f"minillm grade: {sub.name}"))
+        error = one_line(sub.error_in(lang))
+        out.append(annotation_line("error", error, title=f"minillm grade: {name}"))
     for lab in sub.labs:  # one annotation where the file breaks, not one per test
         if lab.import_error is not None:
-            text = lab.import_error.zh if lang == "zh" else lab.import_error.en
+            text = block(lab.import_error.zh if lang == "zh" else lab.import_error.en)
             out.append(
                 annotation_line(
                     "error",
                     text[:MAX_MESSAGE],
-                    file=sub.files.get(lab.lab, f"labs/{lab.lab}/student.py"),
+                    file=one_line(sub.files.get(lab.lab, f"labs/{lab.lab}/student.py")),
                     line=_import_line(lab.import_error.en),
                     title=f"{lab.lab}: student.py does not import",
                 )
@@ -115,7 +119,7 @@ def _annotations(sub: SubmissionResult, lang: str) -> list[str]:
         if t.status not in (Status.PASS, Status.SKIP)
     ]
     for lab, test in failing[:MAX_ANNOTATIONS]:
-        file = sub.files.get(lab.lab, f"labs/{lab.lab}/student.py")
+        file = one_line(sub.files.get(lab.lab, f"labs/{lab.lab}/student.py"))
         out.append(
             annotation_line(
                 "error",
@@ -127,7 +131,7 @@ def _annotations(sub: SubmissionResult, lang: str) -> list[str]:
         )
     score = f"{fmt_points(sub.score)}/{fmt_points(sub.max_score)}"
     label = "得分" if lang == "zh" else "score"
-    out.append(annotation_line("notice", f"{label} {score}", title=f"minillm grade: {sub.name}"))
+    out.append(annotation_line("notice", f"{label} {score}", title=f"minillm grade: {name}"))
     return out
 
 
@@ -146,7 +150,7 @@ def render_github_log(batch: BatchResult, lang: str, token: str | None = None) -
 
 
 def _cell(text: str) -> str:
-    return html.escape(text).replace("|", "&#124;").replace("\n", "<br>")
+    return html.escape(block(text)).replace("|", "&#124;").replace("\n", "<br>")
 
 
 def _fenced(text: str) -> str:
@@ -163,10 +167,10 @@ def render_github_summary(batch: BatchResult, lang: str) -> str:
         out += [f"> **{_cell(NOT_ISOLATED[lang])}**", ""]
     for sub in batch.submissions:
         score = f"{fmt_points(sub.score)}/{fmt_points(sub.max_score)}"
-        out += [f"## miniLLM — {_cell(sub.name)}: {score}", ""]
+        out += [f"## miniLLM — {_cell(one_line(sub.name))}: {score}", ""]
         if sub.error:
             label = "评测出错" if zh else "grading error"
-            out += [f"**{label}:** {_cell(sub.error_in(lang))}", ""]
+            out += [f"**{label}:** {_cell(one_line(sub.error_in(lang)))}", ""]
         out += [
             "| lab | "
             + ("得分" if zh else "score")

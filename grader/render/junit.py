@@ -16,7 +16,9 @@
 One testsuite per submission and lab, one testcase per check (a test that has no check
 lines, because it did not run, is one testcase itself). Every element and attribute that
 the Ant JUnit schema requires is present; a score has no place in JUnit, so each suite
-carries it as properties. Text from student code is made XML-safe (`xml_safe`).
+carries it as properties. Text a submission chose is escaped first, as in every format (a
+name or message to one line, details with their line breaks:
+`grader.render.common.one_line`, `block`), then made XML-safe (`xml_safe`).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import time
 import xml.etree.ElementTree as ET
 
 from grader.grade.result import BatchResult, SubmissionResult
-from grader.render.common import check_text, fmt_points, test_label, xml_safe
+from grader.render.common import block, check_text, fmt_points, one_line, test_label, xml_safe
 from grader.results import LabResult, Status
 
 __all__ = ["render_junit"]
@@ -52,17 +54,18 @@ def _case(
     case = ET.SubElement(
         suite,
         "testcase",
-        classname=xml_safe(classname),
-        name=xml_safe(name),
+        classname=xml_safe(one_line(classname)),
+        name=xml_safe(one_line(name)),
         time=f"{seconds:.4f}",
     )
     kind = _KIND.get(status)
     if kind is None:
         return
-    first = message.strip().splitlines()[0] if message.strip() else status.value
+    rows = block(message).strip().splitlines()
+    first = rows[0] if rows else status.value
     outcome = ET.SubElement(case, kind, type=status.value, message=xml_safe(first[:500]))
     if kind != "skipped":
-        outcome.text = xml_safe(details)
+        outcome.text = xml_safe(block(details))
 
 
 def _counts(suite: ET.Element) -> dict[str, int]:
@@ -78,7 +81,7 @@ def _counts(suite: ET.Element) -> dict[str, int]:
 def _suite(
     root: ET.Element, n: int, sub: SubmissionResult, lab: LabResult, lang: str, stamp: str
 ) -> ET.Element:
-    package = sub.name.replace(".", "_")
+    package = one_line(sub.name).replace(".", "_")
     classname = f"{package}.{lab.lab}"
     suite = ET.SubElement(
         root,
@@ -94,11 +97,11 @@ def _suite(
     if sub.error:
         values["error"] = sub.error_in(lang)
     for key, value in values.items():
-        ET.SubElement(props, "property", name=key, value=xml_safe(value))
+        ET.SubElement(props, "property", name=key, value=xml_safe(one_line(value)))
     for test in lab.tests:
         label = test_label(test, lang)
         if not test.checks:
-            reason = test.reason.pick(lang) if test.reason else ""
+            reason = one_line(test.reason.pick(lang)) if test.reason else ""
             _case(suite, classname, label, test.seconds, test.status, reason, reason)
             continue
         share = test.seconds / len(test.checks)

@@ -54,7 +54,8 @@ class CallOutcome:
     `exit_status`), ``overflow`` (printed past the cap), ``import`` (the module failed to
     import), ``forbidden`` (the call used a function the check forbids), ``stale`` (an
     argument is a handle of a child that has since been replaced), ``harness`` (the
-    grader's own request failed).
+    grader could not send its request or read the reply: only this side decides that, never
+    a flag in the child's reply, since the child runs the student's code).
 
     `exc` describes every kind but ``ok``: ``type``, ``message``, and where known
     ``frames`` (the student's frames, outermost first: ``file``, ``line``, ``func``,
@@ -459,8 +460,9 @@ def _outcome(
     exc = _dict(reply.get("exc"))
     if isinstance(reply.get("index"), int):
         exc["index"] = reply["index"]
-    if reply.get("harness"):
-        return CallOutcome("harness", exc=exc, **base)
+    # No flag of the reply makes a grader error: the child runs the student's code, which can
+    # send any reply. A request that failed in the child is the student's exception; only
+    # this side (a request it cannot send, a reply it cannot read) reports ``harness``.
     if reply.get("missing"):
         return CallOutcome("missing", exc=exc, **base)
     if reply.get("todo"):

@@ -33,7 +33,9 @@ The protocol (each message one `protocol` frame holding one `grader.codec` frame
    A reply is ``{"ok": True, "value", "args", "kwargs", "seconds", "counts", "forbidden"}``
    (``args``/``kwargs`` as they are after the call: in-place writes show) or
    ``{"ok": False, "exc": {"type", "mro", "message", "frames"}, "todo", ...}`` with
-   ``missing`` (no such function) or ``harness`` (the request itself failed) set when so.
+   ``missing`` (no such function) set when so. A request that fails here (building an
+   argument, a ``getattr``) is an ordinary failure: the grader never takes a reply of this
+   process, which the student's code controls, for a grader error.
    ``todo`` is true only for the stub's own error: a NotImplementedError raised by a
    ``raise`` statement in the student's file. One that numpy or a builtin raises inside a
    finished function (indexing a multi-dimensional memoryview, say) is an ordinary
@@ -335,8 +337,8 @@ def _handle(frame: bytes | bytearray, ctx: _Context) -> Any:
             return _missing(name)
         fn = getattr(ctx.module, name) if target is None else getattr(target, name)
         args, kwargs = req["args"], req["kwargs"]
-    except BaseException as e:
-        return {"ok": False, "harness": True, "exc": _exc_info(e, ctx.student_dir)}
+    except BaseException as e:  # a property of a student object that raised, say
+        return {"ok": False, "exc": _exc_info(e, ctx.student_dir)}
     return _run(ctx, req, traps, lambda: _call(fn, args, kwargs, ctx, req.get("count") or []))
 
 
