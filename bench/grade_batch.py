@@ -6,6 +6,10 @@ included, so nothing stops early). Measured through the command, as an instructo
 
 - one submission, every lab: the wall time of `minillm grade DIR` (goal: under 10 s),
   the median of BENCH_RUNS runs (default 3), and the time of each lab in the last run;
+  interleaved with `minillm verify --all --solution`, and the ratio of the two medians
+  (goal: at most 1.5, with a fresh sandbox per lab and for the hidden tests);
+- fairness: the same submission graded beside a CPU hog (60 busy processes and slow calls)
+  with --jobs 2, its full marks and its wall time against its time alone (goal: at most 2x);
 - a class: 40 copies (BENCH_SUBMISSIONS) with --jobs 2 (BENCH_JOBS): wall time and
   submissions per minute.
 
@@ -30,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 from grader.labs import all_labs  # noqa: E402
 
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
+ISOLATION = os.environ.get("BENCH_ISOLATION", "auto")  # auto, bwrap, uid or none
 SUBMISSIONS = int(os.environ.get("BENCH_SUBMISSIONS", "40"))
 JOBS = int(os.environ.get("BENCH_JOBS", "2"))
 GOAL_ONE_S = 10.0
@@ -43,7 +48,7 @@ def submission(folder: Path) -> Path:
     return folder
 
 
-def grade(paths: list[Path], out: Path, jobs: int) -> tuple[float, dict[str, object]]:
+def grade(paths: list[Path], out: Path, jobs: int, *extra: str) -> tuple[float, dict[str, object]]:
     start = time.perf_counter()
     proc = subprocess.run(
         [
@@ -58,14 +63,15 @@ def grade(paths: list[Path], out: Path, jobs: int) -> tuple[float, dict[str, obj
             "json",
             "--out",
             str(out),
-            "--no-isolation",
+            *(["--no-isolation"] if ISOLATION == "none" else ["--isolation", ISOLATION]),
+            *extra,
         ],
         capture_output=True,
         text=True,
         cwd=ROOT,
     )
     seconds = time.perf_counter() - start
-    if proc.returncode != 0:
+    if proc.returncode not in (0, 1, 3):  # 3: a submission (the hog) ran out of time
         raise SystemExit(f"minillm grade exited {proc.returncode}:\n{proc.stderr[-2000:]}")
     doc = json.loads(out.read_text(encoding="utf-8"))
     return seconds, doc
@@ -76,13 +82,20 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="minillm-bench-grade-") as tmp:
         base = Path(tmp)
         one = submission(base / "alice")
-        times = []
+        times, verifies = [], []
         for n in range(RUNS):
             seconds, doc = grade([one], base / f"one-{n}.json", 1)
             times.append(seconds)
+            verifies.append(verify_all())
         (sub,) = doc["submissions"]  # type: ignore[misc]
         median = statistics.median(times)
+        print(f"isolation: {doc['isolation']}")
         print(f"one submission, {len(labs)} labs, {sub['max_score']} points:")
+        ratio = median / statistics.median(verifies)
+        print(
+            f"  verify --all --solution median {statistics.median(verifies):.2f} s; "
+            f"grade / verify = {ratio:.2f} (goal <= 1.5: {'met' if ratio <= 1.5 else 'NOT met'})"
+        )
         print(
             f"  median {median:.2f} s over {RUNS} runs (min {min(times):.2f}, "
             f"max {max(times):.2f}); goal < {GOAL_ONE_S:.0f} s: "
@@ -96,6 +109,7 @@ def main() -> None:
             + ", ".join(f"{k[3:]} {v:.2f}" for k, v in per_lab.items())
             + f" s; sum {sum(per_lab.values()):.2f} s"
         )
+        fairness(base, one, statistics.median(times))
         copies = [base / "class" / f"s{i:03d}" for i in range(SUBMISSIONS)]
         for path in copies:
             shutil.copytree(one, path)
@@ -109,6 +123,49 @@ def main() -> None:
             f"per submission median {statistics.median(worked):.2f} s "
             f"(ratio to the single run: {statistics.median(worked) / statistics.median(times):.2f})"
         )
+
+
+def verify_all() -> float:
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "grader", "verify", "--all", "--solution"],
+        capture_output=True,
+        cwd=ROOT,
+        check=True,
+    )
+    return time.perf_counter() - start
+
+
+HOG = """
+import os as _os, time as _time
+for _ in range(60):
+    if _os.fork() == 0:
+        _os.setsid()
+        while True:
+            pass
+def _slow(*args, **kwargs):
+    _time.sleep(4.5)
+    raise NotImplementedError
+"""
+
+
+def fairness(base: Path, honest: Path, alone: float) -> None:
+    hog = base / "hog"
+    for info in all_labs():
+        target = hog / "labs" / info.id / "student.py"
+        target.parent.mkdir(parents=True)
+        target.write_text(HOG, encoding="utf-8")
+    _, doc = grade([honest, hog], base / "fair.json", 2, "--timeout", "30")
+    first = doc["submissions"][0]  # type: ignore[index]
+    mine = float(first["seconds"])
+    full = first["score"] == first["max_score"] and not first["error"]
+    print("beside a CPU hog (60 busy processes, slow calls), --jobs 2 --timeout 30:")
+    print(
+        f"  honest submission {first['score']}/{first['max_score']} in {mine:.2f} s, "
+        f"{mine / alone:.2f}x its time alone (goal: full marks and <= 2x: "
+        + ("met" if full and mine <= 2 * alone else "NOT met")
+        + ")"
+    )
 
 
 if __name__ == "__main__":

@@ -6,9 +6,23 @@ sandbox child) never share a process; only plain data crosses between them.
 Two trust levels. On the student's own machine (`verify`, the pytest plugin, `status`,
 `watch`) the sandbox keeps honest mistakes from corrupting the verdicts, and the grader's
 process guards itself against what is cheap to guard against on every run
-(`grader.guard`). `minillm grade` is a trust boundary: every submission runs under
-bubblewrap, in namespaces of its own, seeing nothing of the course but what it may import
-(`grader.isolation`).
+(`grader.guard`). `minillm grade` is a trust boundary (`grader.grade`): each lab's public
+tests, and then each lab's hidden tests, run in a fresh sandbox; random inputs come from a
+per-submission seed; the submission is read as hostile data; only the grader classifies a
+grader error and every submission string is escaped. Its isolation levels:
+
+=======  =============================  ===============================  =======================
+level    when                           student code runs as             it cannot see
+=======  =============================  ===============================  =======================
+bwrap    bubblewrap makes namespaces    another uid in new user, pid,    anything but Python, the
+         (`grader.isolation`)           mount, net, IPC, UTS namespaces  course's packages and
+                                                                         the lab's own file
+uid      bwrap cannot, grader is root   an unprivileged uid of the       hidden checks, solutions
+         (`grader.sandbox.uidlevel`)    sandbox's own, no groups         and results (root's
+                                                                         only); the network
+                                                                         where root may unshare
+none     ``--no-isolation``             the grader's own user            nothing is kept from it
+=======  =============================  ===============================  =======================
 """
 
 import sys

@@ -73,6 +73,12 @@ def cli() -> None:
     is_flag=True,
     help="Run the code under bubblewrap, as minillm grade does (Linux, needs bwrap).",
 )
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**63 - 1),
+    default=None,
+    help="Draw the random inputs as a graded run with this seed did (its result's 'seed').",
+)
 def verify(
     lab: str | None,
     every_lab: bool,
@@ -82,13 +88,14 @@ def verify(
     lang: str | None,
     no_color: bool,
     isolated: bool,
+    seed: int | None,
 ) -> None:
     """Run LAB's checks (lab04, 04 or 4), or every lab's with --all, and print the report."""
     from grader.guard import Interrupted, interruptible
 
     try:
         with interruptible():
-            _verify(lab, every_lab, solution, impl, json_path, lang, no_color, isolated)
+            _verify(lab, every_lab, solution, impl, json_path, lang, no_color, isolated, seed)
     except Interrupted as stop:  # stopped before any test finished
         click.echo(f"minillm verify: interrupted ({stop})", err=True)
         sys.exit(stop.exit_code)
@@ -103,6 +110,7 @@ def _verify(
     lang: str | None,
     no_color: bool,
     isolated: bool,
+    seed: int | None = None,
 ) -> None:
     from grader.guard import Interrupted, end_strays
     from grader.i18n import tr
@@ -141,7 +149,7 @@ def _verify(
 
             for info, target, student in zip(infos, targets, students, strict=True):
                 try:
-                    result = run_lab(info, student, sandbox, load_lab(info))
+                    result = run_lab(info, student, sandbox, load_lab(info), seed=seed)
                 except Interrupted as e:
                     stopped = e
                     _ignore_signals()  # clean up and report what finished, whatever comes

@@ -230,6 +230,7 @@ class TestContext:
     output: int | None = None
     prior: dict[str, Any] = field(default_factory=dict)
     hint: HintArg = None  # the test's hint, for checks that have none of their own
+    run_seed: int | None = None  # `minillm grade`'s per-submission seed (`verify --seed`)
     _hint: HintArg = field(default=None, repr=False)  # the hint of the check being recorded
 
     # -- calling student code -------------------------------------------------------------
@@ -367,11 +368,18 @@ class TestContext:
             raise Abort(*abort_line(name, out))
         return out.value
 
-    def rng(self, seed: int) -> np.random.Generator:
-        """A seeded generator; failures in this test print the seed."""
+    def entropy(self, seed: int) -> tuple[int, ...]:
+        """The entropy of the generator for a check's fixed `seed` in this run: ``(seed,)``,
+        or ``(run_seed, seed)`` when the run has a seed of its own (`minillm grade` draws
+        one per submission, so memorising the public checks' inputs earns nothing;
+        ``minillm verify --seed S`` draws the same inputs again). Failures print it."""
         if seed not in self.seeds:
             self.seeds.append(seed)
-        return np.random.default_rng(seed)
+        return (seed,) if self.run_seed is None else (self.run_seed, seed)
+
+    def rng(self, seed: int) -> np.random.Generator:
+        """A seeded generator (see `entropy`); failures in this test print the seed."""
+        return np.random.default_rng(list(self.entropy(seed)))
 
     # -- assertions -----------------------------------------------------------------------
     @_hinted
@@ -635,17 +643,20 @@ class TestContext:
         The result is true when it did, and carries the arguments as they were afterwards.
         An exception class that poses as several builtin errors at once does not count.
         """
+        from grader.explain import clean  # the student's type name and message, escaped
+
         out = self.attempt(fn, *args, **kwargs)
         want = exc.__name__
         if out.kind == "exception" and out.exc is not None:
-            got = str(out.exc.get("type"))
+            got = clean(out.exc.get("type"), limit=100, one_line=True)
+            said = clean(out.exc.get("message", ""), limit=500, one_line=True)
             ok = _is_builtin_error(out.exc, want)
             self.check(
                 name,
                 ok,
                 tr(
-                    f"期望抛出 {want}，实际抛出 {got}: {out.exc.get('message', '')}",
-                    f"expected {want}, but {got} was raised: {out.exc.get('message', '')}",
+                    f"期望抛出 {want}，实际抛出 {got}: {said}",
+                    f"expected {want}, but {got} was raised: {said}",
                 ),
             )
             return Raised(ok, out.args)
@@ -667,9 +678,20 @@ class TestContext:
         hints = hint_levels(self._hint if self._hint is not None else self.hint)
         if status is not Status.PASS and self.seeds and message is not None:
             seeds = ", ".join(str(s) for s in self.seeds)
-            message = message + tr(
-                f"\n（随机输入，seed={seeds}）", f"\n(random input, seed={seeds})"
-            )
+            if self.run_seed is None:
+                message = message + tr(
+                    f"\n（随机输入，seed={seeds}）", f"\n(random input, seed={seeds})"
+                )
+            else:
+                again = (
+                    f"minillm verify {self.lab.id if self.lab else 'LAB'} --seed {self.run_seed}"
+                )
+                message = message + tr(
+                    f"\n（随机输入，seed={seeds}，本次评分的 seed={self.run_seed}：{again} "
+                    "可重现）",
+                    f"\n(random input, seed={seeds}, run seed {self.run_seed}: {again} "
+                    "draws it again)",
+                )
         failed = status is not Status.PASS and self.last_output.strip()
         self.checks.append(
             CheckResult(

@@ -42,15 +42,17 @@ from grader.sandbox.bwrap import SCRATCH, BwrapLauncher, unavailable
 from grader.sandbox.client import Sandbox
 from grader.sandbox.fork import ForkBackend
 from grader.sandbox.limits import DEFAULT_LIMITS, Limits, children_of
+from grader.sandbox.uidlevel import UidSandbox
 
-__all__ = ["IsolatedBackend", "IsolatedSandbox", "unavailable"]
+__all__ = ["IsolatedBackend", "IsolatedSandbox", "UidBackend", "unavailable"]
 
 
 class IsolatedSandbox(Sandbox):
     """A `Sandbox` whose zygote runs under bubblewrap (fork backend only).
 
     `course` holds the ``framework/`` and ``grader/`` the student's code may import;
-    `student_dirs` are the folders of the files it will serve (read-only inside).
+    `student_dirs` are the folders of the files it will serve (read-only inside); `hide`
+    are folders kept out of sight wherever they are (`grader.sandbox.bwrap.bwrap_command`).
     """
 
     def __init__(
@@ -58,11 +60,12 @@ class IsolatedSandbox(Sandbox):
         course: Path,
         student_dirs: Sequence[Path],
         limits: Limits = DEFAULT_LIMITS,
+        hide: Sequence[Path] = (),
     ) -> None:
         super().__init__(limits, backend="fork")
         self.backend = "bwrap"
         self.course = course
-        launcher = BwrapLauncher(course, student_dirs, self._join_group)
+        launcher = BwrapLauncher(course, student_dirs, self._join_group, hide)
         self._impl = ForkBackend(self._setup, self._adopt_tree, launcher)
 
     def _join_group(self, pid: int) -> bool:
@@ -85,11 +88,30 @@ class IsolatedSandbox(Sandbox):
 
 
 class IsolatedBackend:
-    """The grade backend (see `grader.grade.run`): one isolated sandbox per submission,
-    which sees the course copy's packages and this submission's files, nothing else."""
+    """The grade backend (see `grader.grade.run`): a new isolated sandbox for each lab's
+    public tests and another for its hidden ones, which sees the course copy's packages
+    and that lab's file of this submission, nothing else."""
 
     isolated = True
+    level = "bwrap"
 
     def run(self, job: GradeJob, on_result: OnResult, on_partial: OnResult | None = None) -> None:
-        with IsolatedSandbox(job.course, [job.work]) as sandbox:
-            run_job(job, sandbox, on_result, on_partial)
+        def sandbox_for(lab_id: str, hidden: bool) -> Sandbox:
+            return IsolatedSandbox(job.course, [job.student(lab_id).parent], hide=job.hide)
+
+        run_job(job, sandbox_for, on_result, on_partial)
+
+
+class UidBackend:
+    """The grade backend of the uid level (see `grader.sandbox.uidlevel`): a new sandbox
+    for each lab's public tests and another for its hidden ones, each with a uid of its
+    own, to which only that lab's file of this submission is handed."""
+
+    isolated = True
+    level = "uid"
+
+    def run(self, job: GradeJob, on_result: OnResult, on_partial: OnResult | None = None) -> None:
+        def sandbox_for(lab_id: str, hidden: bool) -> Sandbox:
+            return UidSandbox([job.student(lab_id).parent])
+
+        run_job(job, sandbox_for, on_result, on_partial)

@@ -17,6 +17,12 @@ Colour comes from rich on a terminal; elsewhere (pipes, files, `NO_COLOR`, `--no
 the same characters are printed without escape codes. `render_plain` returns the text
 itself, which is what the handouts quote. `render_json` is the same result as the
 documented JSON document (`SCHEMA` is its version). Every renderer of a result lives here.
+
+Every text of a result may hold what student code chose (an exception's message, what it
+printed): each is escaped (`grader.explain.clean`), so no terminal escape, carriage return,
+NUL or bidi override reaches the report, a name is one line, and what the code printed
+keeps its line breaks only behind the ``|`` of its block. The JSON keeps the texts as they
+are (JSON escapes them itself).
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import os
 import sys
 from typing import Any, TextIO
 
+from grader.explain import clean
 from grader.i18n import Text
 from grader.results import CheckResult, LabResult, Status, TestResult
 from grader.term import asciify, fits
@@ -64,8 +71,12 @@ _WORDS = {
 }
 
 
+def _one_line(text: str) -> str:
+    return clean(text, limit=None, one_line=True)
+
+
 def _message_lines(text: str, indent: str, limit: int) -> list[Line]:
-    rows = text.splitlines()
+    rows = clean(text, limit=None).splitlines()
     out: list[Line] = [[(indent + r, "")] for r in rows[:limit]]
     if len(rows) > limit:
         out.append([(indent + f"… (+{len(rows) - limit})", "dim")])
@@ -75,7 +86,7 @@ def _message_lines(text: str, indent: str, limit: int) -> list[Line]:
 def _output_lines(c: CheckResult, lang: str) -> list[Line]:
     """What the student's code printed: the first lines, and how much was left out."""
     head = "你的代码打印了:" if lang == "zh" else "your code printed:"
-    kept = c.output.rstrip("\n")
+    kept = clean(c.output, limit=None).rstrip("\n")
     rows = kept.splitlines()
     lines: list[Line] = [[("         " + head, "dim")]]
     lines += [[("         | " + r, "dim")] for r in rows[:_MAX_OUTPUT_LINES]]
@@ -102,7 +113,11 @@ def _check_lines(
     """One check's lines; a hint already shown in this test (`shown`) is not repeated.
     `number` is the test's, for the command that shows the other hints."""
     lines: list[Line] = [
-        [("  ", ""), (f"[{c.status.value}]", _STYLE[c.status]), (" " + c.name.pick(lang), "")]
+        [
+            ("  ", ""),
+            (f"[{c.status.value}]", _STYLE[c.status]),
+            (" " + _one_line(c.name.pick(lang)), ""),
+        ]
     ]
     if c.message is not None and c.status is not Status.PASS:
         lines += _message_lines(c.message.pick(lang), "         ", _MAX_MESSAGE_LINES)
@@ -127,13 +142,13 @@ def _check_lines(
 
 
 def _test_lines(t: TestResult, lang: str) -> list[Line]:
-    head: Line = [(f"[TEST {t.number}] ", "bold"), (t.title.pick(lang), "bold")]
+    head: Line = [(f"[TEST {t.number}] ", "bold"), (_one_line(t.title.pick(lang)), "bold")]
     if t.status is Status.SKIP:
-        reason = t.reason.pick(lang) if t.reason else ""
+        reason = _one_line(t.reason.pick(lang)) if t.reason else ""
         return [[*head, ("  ", ""), ("[SKIP]", _STYLE[Status.SKIP]), (" " + reason, "dim")]]
     if not t.checks and t.reason is not None:
         status = (f"[{t.status.value}]", _STYLE[t.status])
-        return [[*head, ("  ", ""), status, (" " + t.reason.pick(lang), "")]]
+        return [[*head, ("  ", ""), status, (" " + _one_line(t.reason.pick(lang)), "")]]
     lines = [head]
     shown: set[str] = set()
     for c in t.checks:
@@ -163,7 +178,7 @@ def _summary(result: LabResult, lang: str) -> Line:
 
 def render_lines(result: LabResult, lang: str) -> list[Line]:
     """The report as styled lines."""
-    title = f"{result.lab.capitalize()} {result.title.pick(lang)} — verify"
+    title = _one_line(f"{result.lab.capitalize()} {result.title.pick(lang)} — verify")
     lines: list[Line] = [[(RULE, "bold")], [("   " + title, "bold")], [(RULE, "bold")], []]
     if result.import_error is not None:
         lines.append(
@@ -175,7 +190,7 @@ def render_lines(result: LabResult, lang: str) -> list[Line]:
         lines += _message_lines(result.import_error.pick(lang), "  ", _MAX_MESSAGE_LINES)
         lines.append([])
     for note in result.notes:
-        lines += [[(note.pick(lang), "dim")], []]
+        lines += [[(_one_line(note.pick(lang)), "dim")], []]
     for t in result.tests:
         lines += _test_lines(t, lang)
         lines.append([])
@@ -212,6 +227,7 @@ def render_json(result: LabResult, lang: str) -> dict[str, Any]:
         "lang": lang,
         "impl": result.impl,
         "sandbox": result.sandbox,
+        "seed": result.seed,
         "duration_s": round(result.seconds, 4),
         "score": result.score,
         "max_score": result.max_score,

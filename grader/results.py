@@ -62,6 +62,7 @@ class LabResult:
     import_error: Text | None = None
     sandbox: str = ""  # which sandbox backend ran the student's code ("fork" or "spawn")
     notes: list[Text] = field(default_factory=list)  # one-line facts about the run itself
+    seed: int | None = None  # the run's seed (`minillm grade`, `verify --seed`); None: fixed
 
     @property
     def passed(self) -> bool:

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from grader.dsl import Abort, Lab, TestContext, TestSpec, hint_levels
-from grader.explain import import_message
+from grader.explain import clean, import_message
 from grader.guard import Interrupted, preload, signal_name
 from grader.i18n import tr
 from grader.labs import LabInfo, load_lab
@@ -32,10 +32,12 @@ from grader.sandbox.session import Session
 __all__ = ["run_lab", "run_one", "run_tests"]
 
 
-def run_lab(info: LabInfo, impl: Path, sandbox: Sandbox, lab: Lab | None = None) -> LabResult:
-    """Verify `impl` (a student.py) against the lab's checks."""
+def run_lab(
+    info: LabInfo, impl: Path, sandbox: Sandbox, lab: Lab | None = None, *, seed: int | None = None
+) -> LabResult:
+    """Verify `impl` (a student.py) against the lab's checks (`seed`: see `run_tests`)."""
     lab = lab or load_lab(info)
-    return run_tests(lab, impl, sandbox)
+    return run_tests(lab, impl, sandbox, seed=seed)
 
 
 def run_tests(
@@ -43,9 +45,17 @@ def run_tests(
     impl: Path,
     sandbox: Sandbox,
     on_test: Callable[[list[TestResult]], None] | None = None,
+    *,
+    seed: int | None = None,
+    before: Sequence[TestResult] = (),
 ) -> LabResult:
     """Run `lab.tests` in order against `impl`; `on_test` sees the results so far after
     each test (`minillm grade` keeps them, so a run cut short keeps what finished).
+
+    `seed` is the run's seed (`TestContext.entropy`): None for the checks' fixed inputs.
+    `before` are the results of the lab's first tests, run earlier in another sandbox
+    (`minillm grade` runs the hidden tests in a sandbox of their own): only the tests after
+    them run here, numbered on from them, and they count as prerequisites.
 
     Raises:
         Interrupted: the run was stopped (Ctrl-C, or SIGTERM under
@@ -54,15 +64,16 @@ def run_tests(
     start = time.perf_counter()
     sandbox.start()
     preload()  # nothing is imported here once student code has run (see grader.guard)
-    results: list[TestResult] = []
-    by_id: dict[str, TestResult] = {}
+    results: list[TestResult] = list(before)
+    by_id: dict[str, TestResult] = {r.id: r for r in before}
+    todo = list(enumerate(lab.tests, 1))[len(before) :]
     first = sandbox.session(str(impl))
     values: dict[str, Any] = {}
     try:
         probe = first.ensure()
         if probe is not None and probe.kind == "import":
             err = import_message(probe.exc or {})
-            for n, spec in enumerate(lab.tests, 1):
+            for n, spec in todo:
                 results.append(
                     TestResult(
                         spec.id,
@@ -75,11 +86,11 @@ def run_tests(
                         hidden=spec.hidden,
                     )
                 )
-            return _lab_result(lab, impl, sandbox, start, results, err)
-        for n, spec in enumerate(lab.tests, 1):
-            result = run_one(spec, n, first, by_id, lab=lab, values=values)
-            results.append(result)
-            by_id[spec.id] = result
+            return _lab_result(lab, impl, sandbox, start, results, err, seed)
+        for n, spec in todo:
+            test = run_one(spec, n, first, by_id, lab=lab, values=values, seed=seed)
+            results.append(test)
+            by_id[spec.id] = test
             if on_test is not None:
                 on_test(list(results))
     except KeyboardInterrupt as e:
@@ -88,7 +99,7 @@ def run_tests(
         raise stop from None
     finally:
         first.close()
-    return _lab_result(lab, impl, sandbox, start, results)
+    return _lab_result(lab, impl, sandbox, start, results, seed=seed)
 
 
 def _interrupted(
@@ -121,7 +132,13 @@ def _interrupted(
 
 
 def _lab_result(
-    lab: Lab, impl: Path, sandbox: Sandbox, start: float, tests: list[TestResult], err: Any = None
+    lab: Lab,
+    impl: Path,
+    sandbox: Sandbox,
+    start: float,
+    tests: list[TestResult],
+    err: Any = None,
+    seed: int | None = None,
 ) -> LabResult:
     notes = []
     if getattr(sandbox, "memory_limited", True) is False:
@@ -142,6 +159,7 @@ def _lab_result(
         err,
         sandbox=str(getattr(sandbox, "backend", "fork")),
         notes=notes,
+        seed=seed,
     )
 
 
@@ -153,8 +171,10 @@ def run_one(
     *,
     lab: Lab | None = None,
     values: dict[str, Any] | None = None,
+    seed: int | None = None,
 ) -> TestResult:
-    """Run one test after its prerequisites (`done`); `values` holds what tests returned."""
+    """Run one test after its prerequisites (`done`); `values` holds what tests returned;
+    `seed` is the run's seed (see `run_tests`)."""
     values = {} if values is None else values
     blocked = [r for r in spec.requires if done[r].status is not Status.PASS]
     if blocked:
@@ -182,7 +202,15 @@ def run_one(
             hidden=spec.hidden,
         )
     prior = {r: values[r] for r in spec.requires if r in values}
-    t = TestContext(session, spec.timeout, lab=lab, output=spec.output, prior=prior, hint=spec.hint)
+    t = TestContext(
+        session,
+        spec.timeout,
+        lab=lab,
+        output=spec.output,
+        prior=prior,
+        hint=spec.hint,
+        run_seed=seed,
+    )
     start = time.perf_counter()
     status = Status.PASS
     try:
@@ -235,7 +263,8 @@ def _worst(checks: list[CheckResult]) -> Status:
 
 
 def _grader_bug(e: Exception) -> CheckResult:
-    detail = "".join(traceback.format_exception_only(type(e), e)).strip()
+    # a verify.py that fails on a student's value may quote it: escaped, on one line
+    detail = clean("".join(traceback.format_exception_only(type(e), e)).strip(), one_line=True)
     return CheckResult(
         tr("评测程序内部错误", "internal grader error"),
         Status.ERROR,

@@ -224,8 +224,9 @@ def run_verify(attack: Attack, tmp: Path) -> list[Run]:
     return runs
 
 
-def run_grade(attack: Attack, tmp: Path) -> list[Run]:
-    """Grade a submission holding the attack as labs/lab04/student.py (`runs` times)."""
+def run_grade(attack: Attack, tmp: Path, level: str = "bwrap") -> list[Run]:
+    """Grade a submission holding the attack as labs/lab04/student.py (`runs` times), at
+    isolation `level` (``bwrap`` or ``uid``)."""
     course = tmp / "course"
     _copy_course(course)
     sub = tmp / "submission" / "labs" / "lab04"
@@ -239,6 +240,7 @@ def run_grade(attack: Attack, tmp: Path) -> list[Run]:
         result_path = tmp / f"grade-{n}.json"
         args = ["-m", "grader", "grade", str(tmp / "submission"), "--labs", "lab04"]
         args += ["--format", "json", "--lang", "en", "--out", str(result_path)]
+        args += ["--isolation", level]
         h, out, err = _harness(tmp, course, args, f"grade-{n}")
         runs.append(_finish(tmp, course, before, h, out, err, result_path))
     return runs
@@ -247,13 +249,16 @@ def run_grade(attack: Attack, tmp: Path) -> list[Run]:
 def _run_all(tmp_root: Path) -> dict[tuple[str, str], list[Run] | BaseException]:
     """Every (level, attack) run, made in parallel (most of a run's time is waiting)."""
     levels = ["verify"] + ([] if _bwrap_problem() else ["grade"])
+    levels += [] if _uid_problem() else ["grade-uid"]
     chosen = [(lv, a) for lv in levels for a in ALL if expectation(lv, a) != "skip"]
 
     def one(job: tuple[str, Attack]) -> list[Run] | BaseException:
         level, attack = job
-        fn = run_verify if level == "verify" else run_grade
+        where = tmp_root / f"{level}-{attack.name}"
         try:
-            return fn(attack, tmp_root / f"{level}-{attack.name}")
+            if level == "verify":
+                return run_verify(attack, where)
+            return run_grade(attack, where, "uid" if level == "grade-uid" else "bwrap")
         except BaseException as e:  # reported by the attack's own test
             return e
 
@@ -266,6 +271,12 @@ def _bwrap_problem() -> str | None:
     from grader.isolation import unavailable
 
     return unavailable()
+
+
+def _uid_problem() -> str | None:
+    from grader.sandbox.uidlevel import uid_unavailable
+
+    return uid_unavailable()
 
 
 @pytest.fixture(scope="module")
@@ -342,30 +353,32 @@ def test_attack_under_verify(attack: Attack, attack_runs: dict[Any, Any]) -> Non
             assert_reported(run)
 
 
-def _statuses_grade(result: Any) -> list[str]:
+def _statuses_grade(result: Any, level: str = "bwrap") -> list[str]:
     assert result["complete"] is True and result["isolated"] is True, result
+    assert result["isolation"] == level
     (sub,) = result["submissions"]
     assert sub["error"] == "", sub["error"]
     (lab,) = sub["labs"]
-    assert lab["sandbox"] == "bwrap"
+    assert lab["sandbox"] == level
     return [t["status"] for t in lab["tests"]]
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("level", ["bwrap", "uid"])
 @pytest.mark.parametrize("attack", ALL, ids=[a.name for a in ALL])
-def test_attack_under_grade(attack: Attack, attack_runs: dict[Any, Any]) -> None:
-    problem = _bwrap_problem()
+def test_attack_under_grade(attack: Attack, level: str, attack_runs: dict[Any, Any]) -> None:
+    problem = _bwrap_problem() if level == "bwrap" else _uid_problem()
     if problem:
-        pytest.skip(f"no isolation here, so grade is not attacked: {problem}")
+        pytest.skip(f"the {level} level cannot run here, so it is not attacked: {problem}")
     want = expectation("grade", attack)
     assert want == "contained", f"{attack.name}: every attack must be contained under grade"
-    runs = attack_runs["grade", attack.name]
+    runs = attack_runs["grade" if level == "bwrap" else "grade-uid", attack.name]
     if isinstance(runs, BaseException):
         raise runs
     for run in runs:
         assert run.rc in (0, 1), (run.rc, run.stdout[-2000:], run.stderr[-2000:])
         assert run.result is not None, (run.stdout[-2000:], run.stderr[-2000:])
-        assert_contained(attack, run, _statuses_grade(run.result), "grade")
+        assert_contained(attack, run, _statuses_grade(run.result, level), "grade")
 
 
 # -- the grader's own process (trust level 1) -----------------------------------------------
@@ -633,9 +646,27 @@ def test_grade_refuses_without_bubblewrap_unless_told(tmp_path: Path) -> None:
     (tmp_path / "tmp").mkdir()
     env = {**_env(tmp_path), "PATH": str(tmp_path / "empty")}  # no bwrap on PATH
     args = [sys.executable, "-m", "grader", "grade", str(sub.parent.parent), "--labs", "lab04"]
-    done = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [*args, "--isolation", "bwrap"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 2, done.stderr
     assert "apt-get install bubblewrap" in done.stderr and "--no-isolation" in done.stderr
+    from grader.sandbox.uidlevel import uid_unavailable
+
+    done = subprocess.run(
+        [*args, "--lang", "en"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
+    if uid_unavailable() is None:  # root: the uid level runs instead
+        assert done.returncode == 1, done.stderr
+        assert done.stdout.startswith("isolation: the uid level"), done.stdout[:500]
+    else:
+        assert done.returncode == 2, done.stderr
+        assert "apt-get install bubblewrap" in done.stderr and "--no-isolation" in done.stderr
     done = subprocess.run(
         [*args, "--no-isolation", "--lang", "en"],
         cwd=ROOT,

@@ -73,6 +73,7 @@ def test_json_result_has_the_documented_shape(tmp_path: Path) -> None:
         "lang",
         "impl",
         "sandbox",
+        "seed",
         "duration_s",
         "score",
         "max_score",

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import stat
-import sys
-import types
 import zipfile
 from pathlib import Path
 
@@ -225,33 +223,32 @@ def test_the_job_goes_through_json(tmp_path: Path) -> None:
     assert job.student("lab04") == tmp_path / "w" / "labs" / "lab04" / "student.py"
 
 
-def test_isolation_seam(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_isolation_levels(monkeypatch: pytest.MonkeyPatch) -> None:
+    import grader.sandbox.bwrap as bwrap
+    import grader.sandbox.uidlevel as uidlevel
+
     assert choose_isolation(False) == ("none", "--no-isolation")
     assert isinstance(backend_for("none"), PlainBackend)
     with pytest.raises(ValueError, match="unknown"):
         backend_for("docker")
-    fake = types.ModuleType("grader.isolation")
-
-    class IsolatedBackend:
-        isolated = True
-
-    fake.IsolatedBackend = IsolatedBackend  # type: ignore[attr-defined]
-    fake.unavailable = lambda: "bwrap is not installed: apt-get install bubblewrap"  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "grader.isolation", fake)
-    with pytest.raises(IsolationUnavailable, match="apt-get install bubblewrap") as info:
+    with pytest.raises(ValueError, match="unknown isolation level"):
+        choose_isolation(True, "docker")
+    no_bwrap = "bubblewrap (bwrap) cannot create its namespaces here (denied)"
+    monkeypatch.setattr(bwrap, "unavailable", lambda: no_bwrap)
+    monkeypatch.setattr(uidlevel, "uid_unavailable", lambda: None)
+    assert choose_isolation(True) == ("uid", no_bwrap)  # root in a container: the uid level
+    with pytest.raises(IsolationUnavailable, match="cannot create its namespaces"):
+        choose_isolation(True, "bwrap")  # asked for bubblewrap only
+    monkeypatch.setattr(uidlevel, "uid_unavailable", lambda: "needs the grader to run as root")
+    with pytest.raises(IsolationUnavailable, match="--no-isolation") as info:
         choose_isolation(True)
-    assert "--no-isolation" in str(info.value)
-    fake.unavailable = lambda: None  # type: ignore[attr-defined]
+    assert no_bwrap in str(info.value) and "as root" in str(info.value)
+    with pytest.raises(IsolationUnavailable, match="as root"):
+        choose_isolation(True, "uid")
+    monkeypatch.setattr(bwrap, "unavailable", lambda: None)
     assert choose_isolation(True) == ("bwrap", "")
-    assert backend_for("bwrap").isolated is True
-
-
-def test_without_an_isolation_module_the_run_says_it_is_not_isolated(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setitem(sys.modules, "grader.isolation", None)  # as if it did not exist
-    backend, why = choose_isolation(True)
-    assert backend == "none" and "no isolation backend" in why
+    assert backend_for("bwrap").isolated is True and backend_for("bwrap").level == "bwrap"
+    assert backend_for("uid").level == "uid"
 
 
 def test_a_wrapping_folder_or_a_lone_student_py(tmp_path: Path) -> None:

@@ -425,3 +425,92 @@ def test_a_started_lab_is_one_whose_student_file_is_not_the_shipped_stub(tmp_pat
     proc, args = grade_step(tmp_path, {}, 1, ROOT, workspace)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert args is not None and args[-2:] == ["--labs", "lab07"]
+
+
+FAILING_BWRAP = """#!/bin/sh
+# bubblewrap in a Docker container under the default seccomp profile
+echo "bwrap: No permissions to creating new namespace, likely because the kernel does not \
+allow non-privileged user namespaces." >&2
+exit 1
+"""
+
+PROBE_HIDDEN = """
+import glob as _glob
+import os as _os
+
+def _tries():
+    paths = _glob.glob(SOURCE + "/course/solutions/*/hidden.py")
+    paths += [SOURCE + "/course/solutions/lab04/hidden.py"]
+    for run in _glob.glob("/tmp/minillm-grade-*"):
+        paths += [run + "/private/lab04/hidden.py", run + "/private"]
+    seen = []
+    for path in dict.fromkeys(paths):
+        try:
+            if _os.path.isdir(path):
+                seen.append(path + "=LISTED" + repr(_os.listdir(path)))
+            else:
+                seen.append(path + "=READ" + open(path).read()[:200])
+        except OSError as e:
+            seen.append(path + "=" + type(e).__name__)
+    return seen
+
+def attention_scores(q, k, scale):
+    raise RuntimeError("TRIED[" + "|".join(_tries()) + "]uid=" + str(_os.getuid()))
+
+def apply_mask(scores, mask):
+    raise NotImplementedError
+
+def softmax(x):
+    raise NotImplementedError
+"""
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or os.geteuid() != 0,
+    reason="the uid level is for a grader that runs as root (Gradescope's containers)",
+)
+def test_where_bubblewrap_cannot_run_the_uid_level_keeps_the_hidden_checks_unreadable(
+    tmp_path: Path,
+) -> None:
+    import tempfile
+
+    from grader.sandbox.uidlevel import uid_unavailable
+
+    if uid_unavailable():
+        pytest.skip(str(uid_unavailable()))
+    # a folder every user may pass through, as /autograder is (pytest's own is private)
+    place = Path(tempfile.mkdtemp(prefix="minillm-gradescope-", dir="/tmp"))
+    try:
+        place.chmod(0o711)
+        root = autograder(place, bundle(tmp_path, "--labs", "lab04", "--lang", "en"))
+        fake = place / "fake-bin"
+        fake.mkdir()
+        (fake / "bwrap").write_text(FAILING_BWRAP)
+        (fake / "bwrap").chmod(0o755)
+        probe = PROBE_HIDDEN.replace("SOURCE", repr(str(root / "source")))
+        (root / "submission" / "student.py").write_text(probe, encoding="utf-8")
+        env = {**os.environ, "AUTOGRADER_ROOT": str(root), "TMPDIR": "/tmp"}
+        env["PATH"] = f"{fake}:{env.get('PATH', '/usr/bin:/bin')}"
+        env.pop("VIRTUAL_ENV", None)
+        proc = subprocess.run(
+            [str(root / "source" / "run_autograder")],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=600,
+        )
+        assert proc.returncode == 0, proc.stderr
+        text = (root / "results" / "results.json").read_text(encoding="utf-8")
+        doc = json.loads(text)
+        assert str(doc["output"]).startswith("isolation: the uid level"), doc["output"]
+        tried = re.search(r"TRIED\[(.*?)\]uid=(\d+)", text)
+        assert tried, text[:3000]
+        assert int(tried.group(2)) != 0  # the student's code did not run as root
+        attempts = tried.group(1).split("|")
+        assert any("/course/solutions/lab04/hidden.py=PermissionError" in a for a in attempts)
+        assert any("/private/lab04/hidden.py=PermissionError" in a for a in attempts), attempts
+        assert not [a for a in attempts if "=READ" in a or "=LISTED" in a], attempts
+        hidden = (ROOT / "solutions" / "lab04" / "hidden.py").read_text(encoding="utf-8")
+        assert "def register" in hidden and "def register" not in text
+    finally:
+        shutil.rmtree(place, ignore_errors=True)

@@ -84,6 +84,21 @@ def _labs(spec: str | None) -> tuple[str, ...]:
     is_flag=True,
     help="Run without the isolation backend (trusting the submissions).",
 )
+@click.option(
+    "--isolation",
+    "level",
+    type=click.Choice(("auto", "bwrap", "uid")),
+    default="auto",
+    show_default=True,
+    help="bwrap: bubblewrap namespaces; uid: as root, each sandbox as an unprivileged uid "
+    "(where bwrap cannot run); auto: bwrap, else uid.",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**63 - 1),
+    default=None,
+    help="Derive each submission's seed from this one and its name (default: at random).",
+)
 @click.option("--lang", type=click.Choice(LANGS), default=None, help="Language of the reports.")
 def grade(
     submissions: tuple[Path, ...],
@@ -94,6 +109,8 @@ def grade(
     report: Path | None,
     timeout: float | None,
     no_isolation: bool,
+    level: str,
+    seed: int | None,
     lang: Lang | None,
 ) -> None:
     """Grade SUBMISSION... (folders, git checkouts or zips) with public and hidden checks."""
@@ -114,10 +131,14 @@ def grade(
     if not labs:
         raise click.UsageError(f"no labs to grade in {course_root()}")
     try:
-        backend, _ = choose_isolation(not no_isolation)
+        backend, _ = choose_isolation(not no_isolation, level)
     except IsolationUnavailable as e:
         click.echo(str(e), err=True)
         sys.exit(2)
+    if backend == "uid":  # the children run as another user: the hidden checks are root's
+        from grader.sandbox.uidlevel import protect
+
+        protect(course_root() / "solutions")
     to_stdout = out is None or fmt == "github"
     if backend == "none" and not (to_stdout and fmt in ("text", "github")):
         click.echo(NOT_ISOLATED[chosen], err=True)
@@ -128,7 +149,8 @@ def grade(
         if target is not None:
             write_atomic(target, renderer(batch, chosen))
 
-    options = GradeOptions(labs, jobs, timeout, backend)
+    results = tuple(p.resolve().parent for p in (out, report) if p is not None)
+    options = GradeOptions(labs, jobs, timeout, backend, seed, results)
     stop = StopEvent()
     with _stop_on_signals(stop), _Progress(len(submissions)) as progress:
 

@@ -6,8 +6,9 @@ a lab's tests so far after each test, and every lab as it ends; `on_change` sees
 growing `BatchResult` after each report, so a caller can redraw a progress bar and rewrite
 its result file (`write_atomic`). Nothing a submission does stops the batch: a submission
 that cannot be read, a worker that crashes, prints garbage or runs out of time
-(`GradeOptions.timeout`) ends as that submission's `error`, with the tests it finished
-and every other test at 0 points.
+(`GradeOptions.timeout`: CPU seconds of its own tree where they can be measured, see
+`over_budget`) ends as that submission's `error`, with the tests it finished and every
+other test at 0 points.
 
 A run can be stopped (`grade_batch(..., stop=event)`, which ``minillm grade`` sets on
 SIGTERM or SIGINT): the workers and everything under them are killed, the tests that
@@ -17,9 +18,11 @@ finished are kept, every other test and every submission not reached is an error
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import queue
+import secrets
 import selectors
 import shutil
 import subprocess
@@ -47,11 +50,12 @@ from grader.grade.submission import (
 from grader.grade.wire import WireError, lab_from_wire
 from grader.i18n import Text, tr
 from grader.results import LabResult
-from grader.sandbox.limits import kill_tree
+from grader.sandbox.limits import kill_tree, tree_cpu_seconds
 
 __all__ = ["GradeOptions", "StopEvent", "display_names", "grade_batch", "write_atomic"]
 
 MAX_LINE = 64 * 1024 * 1024  # bytes of one report line from a worker
+WALL_FACTOR = 3.0  # a submission's wall time, in units of its CPU-time budget (`over_budget`)
 _ENV_KEEP = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR")
 
 
@@ -62,14 +66,29 @@ class GradeOptions:
     Attributes:
         labs: the lab ids to grade, in order.
         jobs: submissions graded at the same time.
-        timeout: seconds one submission may take in all (None: 60 + 30 per lab).
-        isolation: the backend, ``"none"`` or ``"bwrap"`` (see `grader.grade.run`).
+        timeout: seconds one submission may take in all (None: 60 + 30 per lab): CPU
+            seconds of its own tree where they can be measured (`over_budget`).
+        isolation: the backend, ``"none"``, ``"uid"`` or ``"bwrap"`` (see `grader.grade.run`).
+        seed: the run's seed (``--seed``), or None to draw each submission's at random.
+        hide: folders no sandbox may see wherever they are (besides the instructor's
+            course, which is always hidden): the folders of the result files.
     """
 
     labs: tuple[str, ...]
     jobs: int = 2
     timeout: float | None = None
     isolation: str = "none"
+    seed: int | None = None
+    hide: tuple[Path, ...] = ()
+
+    def seed_of(self, name: str) -> int:
+        """The seed of the submission called `name`: drawn at random for each submission,
+        or, with a `seed` for the run, derived from it and the name (a regrade then draws
+        the same inputs)."""
+        if self.seed is None:
+            return secrets.randbelow(2**63)
+        digest = hashlib.sha256(f"{self.seed}\0{name}".encode()).digest()
+        return int.from_bytes(digest[:8], "big") >> 1
 
     @property
     def seconds(self) -> float:
@@ -91,6 +110,7 @@ class _State:
     error_zh: str = ""
     seconds: float = 0.0
     cut: bool = False  # the run was stopped before this submission was finished
+    seed: int = 0  # the seed of every random input of its checks
 
     def fail(self, why: Text) -> None:
         """Record why the submission is an error row (the first reason is kept)."""
@@ -112,10 +132,15 @@ class StopEvent(threading.Event):
 
 
 def display_names(paths: Sequence[Path]) -> list[str]:
-    """A unique name per submission: its folder or zip name, ``-2``, ``-3`` for repeats."""
+    """A unique name per submission: its folder or zip name, ``-2``, ``-3`` for repeats.
+
+    Names come from the paths as given, made absolute without following links (a path
+    that is a link loop, or that does not exist, still has a name; reading it is the
+    worker's business, and its error is that submission's row)."""
     names: list[str] = []
     for p in paths:
-        base = p.resolve().name.removesuffix(".zip") or str(p)
+        base = os.path.basename(os.path.normpath(os.path.abspath(p))).removesuffix(".zip")
+        base = base or str(p)
         name, n = base, 1
         while name in names:
             n += 1
@@ -152,7 +177,8 @@ def _worker_env() -> dict[str, str]:
 class _Runner:
     """Runs one batch (the state shared by its threads)."""
 
-    def __init__(self, course: Course, run_dir: Path, options: GradeOptions) -> None:
+    def __init__(self, course: Course, run_dir: Path, options: GradeOptions, source: Path) -> None:
+        self.source = source.resolve()
         self.course = course
         self.run_dir = run_dir
         self.options = options
@@ -204,7 +230,8 @@ class _Runner:
 
     def _grade(self, index: int, path: Path, state: _State) -> None:
         try:
-            taken = read_submission(path, self.options.labs)
+            deadline = state.started + self.options.seconds
+            taken = read_submission(path, self.options.labs, deadline=deadline)
         except SubmissionError as e:
             state.fail(e.text)
             return
@@ -214,13 +241,19 @@ class _Runner:
             target = work / student_path(lab_id)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
+        for folder in (work.parent, work, work / "labs"):  # traversed, never listed, by the
+            if folder.is_dir():  # uid level's children (each is handed its own lab folder)
+                folder.chmod(0o711)
         labs = tuple(lab for lab in self.options.labs if lab in taken.files)
         if not labs:
             state.fail(_nothing_taken(self.options.labs, taken))
             return
         work.mkdir(parents=True, exist_ok=True)
-        job = GradeJob(self.course.root, self.course.private, work, labs)
-        (self.run_dir / "subs" / f"{index:05d}.job.json").write_text(job.dumps(), encoding="utf-8")
+        hide = (self.source, *self.options.hide)
+        job = GradeJob(self.course.root, self.course.private, work, labs, state.seed, hide)
+        job_file = self.run_dir / "subs" / f"{index:05d}.job.json"
+        job_file.write_text(job.dumps(), encoding="utf-8")
+        job_file.chmod(0o600)
         self._work(index, job, state)
 
     def _work(self, index: int, job: GradeJob, state: _State) -> None:
@@ -229,8 +262,11 @@ class _Runner:
         env = _worker_env()
         scratch = self.run_dir / "tmp" / f"{index:05d}"  # removed with the run, even when
         scratch.mkdir(parents=True)  # the worker is killed before it cleans up after itself
+        for folder in (scratch.parent, scratch):  # each sandbox's own folder is its uid's
+            folder.chmod(0o711)
         env["TMPDIR"] = str(scratch)
-        with open(err_path, "wb") as err, self.lock:  # `stop` sees every worker started
+        err_fd = os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with open(err_fd, "wb") as err, self.lock:  # `stop` sees every worker started
             if self.stopped:
                 self._stop(state)
                 return
@@ -280,14 +316,15 @@ class _Runner:
     def _read(self, index: int, proc: subprocess.Popen[bytes], state: _State) -> bool:
         """Read the worker's report lines until it is done; whether it said "done"."""
         assert proc.stdout is not None
-        deadline = state.started + self.options.seconds
+        budget = self.options.seconds
         sel = selectors.DefaultSelector()
         sel.register(proc.stdout, selectors.EVENT_READ)
         buffer = b""
         try:
             while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
+                elapsed = time.monotonic() - state.started
+                used = tree_cpu_seconds(proc.pid) if elapsed >= budget else None
+                if over_budget(elapsed, used, budget):
                     limit = f"{self.options.seconds:g}"
                     state.fail(
                         tr(
@@ -296,7 +333,7 @@ class _Runner:
                         )
                     )
                     return False
-                if not sel.select(timeout=min(left, 1.0)):
+                if not sel.select(timeout=max(0.05, min(budget - elapsed, 1.0))):
                     continue
                 chunk = os.read(proc.stdout.fileno(), 1 << 20)
                 if not chunk:
@@ -362,6 +399,7 @@ class _Runner:
             with self.lock:
                 got, part = state.results.get(lab_id), state.partial.get(lab_id)
             if got is not None:
+                got.seed = state.seed
                 labs.append(got)
                 continue
             rest = unfinished_lab(lab, self._why(lab_id, state), student_path(lab_id))
@@ -376,10 +414,20 @@ class _Runner:
             state.seconds,
             done=state.done,
             cut=state.cut,
+            seed=state.seed,
             error_zh=state.error_zh if state.done else (state.error_zh or "还没有评完"),
         )
         if taken is not None:
             result.commit = taken.commit
+            result.dirty = [lab for lab in taken.dirty if lab in self.labs]
+            if taken.note is not None:
+                result.note, result.note_zh = taken.note.en, taken.note.zh
+            elif result.dirty:
+                where = ", ".join(student_path(lab) for lab in result.dirty)
+                result.note = (
+                    f"the working tree differs from the commit in {where}: the commit was graded"
+                )
+                result.note_zh = f"工作区的 {where} 和提交不一样：评的是提交里的版本"
             result.files = {lab: student_path(lab) for lab in self.labs}
             result.functions = {lab: function_lines(text) for lab, text in taken.files.items()}
         return result
@@ -395,6 +443,31 @@ class _Runner:
         if not state.done:
             return tr("还没有评完", "not graded yet")
         return tr(f"没有评完：{state.error_zh or state.error}", f"not graded: {state.error}")
+
+
+def _traversable(folder: Path) -> Path:
+    """`folder` if every user may pass through it and the folders above it, else the
+    system's ``/tmp`` (a private TMPDIR would lock the uid level's sandboxes out)."""
+    here = folder.resolve()
+    for part in (here, *here.parents):
+        try:
+            if not os.stat(part).st_mode & 0o001:
+                return Path("/tmp")
+        except OSError:
+            return Path("/tmp")
+    return here
+
+
+def over_budget(elapsed: float, used: float | None, budget: float) -> bool:
+    """Whether a submission has had its time: `budget` seconds of CPU time of its own tree
+    (`used`, where it can be measured), so that a busy neighbour on the same machine
+    cannot cost it points, but never more than `WALL_FACTOR` times `budget` of wall time;
+    `budget` seconds of wall time where its CPU time is unknown (`used` None)."""
+    if elapsed < budget:
+        return False
+    if used is None or elapsed >= budget * WALL_FACTOR:
+        return True
+    return used >= budget
 
 
 def _nothing_taken(lab_ids: Sequence[str], taken: Taken) -> Text:
@@ -454,14 +527,20 @@ def grade_batch(
         stop: when set, the run stops (see the module docstring); the batch then holds
             every submission and `complete` is false.
     """
+    if options.isolation == "uid":  # the sandboxes' users must reach their own folders
+        work_dir = _traversable(work_dir or Path(tempfile.gettempdir()))
     run_dir = Path(tempfile.mkdtemp(prefix="minillm-grade-", dir=work_dir))
     try:
+        run_dir.chmod(0o711)  # see `copy_course`: only what a sandbox is handed is readable
         course = copy_course(source, run_dir, options.labs)
-        runner = _Runner(course, run_dir, options)
+        runner = _Runner(course, run_dir, options, source)
         names = display_names(paths)
-        states = [_State(n, str(p)) for n, p in zip(names, paths, strict=True)]
+        states = [
+            _State(n, str(p), seed=options.seed_of(n)) for n, p in zip(names, paths, strict=True)
+        ]
         batch = BatchResult(list(options.labs), total=len(paths))
         batch.isolated = options.isolation != "none"
+        batch.isolation = options.isolation
 
         def snapshot() -> BatchResult:
             shown = [s for s in states if s.started or runner.stopped]

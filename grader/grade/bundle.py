@@ -6,12 +6,15 @@ build the image), then ``run_autograder`` once per submission, with the student'
 
     setup.sh          installs Python >= 3.11, make and bubblewrap, and the course into
                       /autograder/venv
-    run_autograder    minillm grade /autograder/submission --format gradescope, isolated;
-                      where bubblewrap cannot run, score 0 and a message that says so
-                      (a bundle built with --allow-unisolated grades again with
-                      --no-isolation, which the results' first line then says: student
-                      code can then read the hidden checks); if no results.json came
-                      out, one with score 0 that says why
+    run_autograder    minillm grade /autograder/submission --format gradescope, isolated:
+                      under bubblewrap where it runs, else (Gradescope's Docker
+                      containers refuse user namespaces, but run this as root) at the
+                      uid level: each sandbox's code as an unprivileged uid of its own,
+                      the hidden checks root's only. Where neither can run, score 0 and
+                      a message that says so (a bundle built with --allow-unisolated
+                      grades again with --no-isolation, which the results' first line
+                      then says: student code can then read the hidden checks); if no
+                      results.json came out, one with score 0 that says why
     course/           framework/, grader/, labs/ (no student.py), pyproject.toml, README.md
                       and solutions/<lab>/hidden.py: the hidden checks, never the reference
                       code
@@ -52,6 +55,8 @@ fi
 "$ROOT/venv/bin/python" -m pip install --disable-pip-version-check --upgrade pip
 "$ROOT/venv/bin/python" -m pip install --disable-pip-version-check -e "$ROOT/source/course"
 "$ROOT/venv/bin/minillm" list
+# the hidden checks are root's alone (the uid level runs student code as another user)
+chmod -R go-rwx "$ROOT/source/course/solutions" 2>/dev/null || true
 """
 
 RUN_AUTOGRADER = """\
@@ -76,8 +81,9 @@ if [ "$status" -eq 2 ] && [ ! -s "$RESULTS" ]; then
         grade --no-isolation
         status=$?
     else
-        echo "bubblewrap cannot run here: nothing graded (gradescope-bundle --allow-unisolated" \
-            "grades without isolation, where student code can read the hidden checks)" >&2
+        echo "neither bubblewrap nor the uid level can run here: nothing graded" \
+            "(gradescope-bundle --allow-unisolated grades without isolation, where student" \
+            "code can read the hidden checks)" >&2
         cat > "$RESULTS" <<'EOF'
 {{
   "score": 0,

@@ -4,6 +4,7 @@
                       graded code may import and what verify.py reads; compiled here once
                       (nothing is written into it later)
     <run>/private/    <id>/hidden.py: the hidden checks, read by the grader's side only
+                      (mode 0700: the uid level's children cannot read it either)
     <run>/subs/NNNN/  one folder per submission: labs/<id>/student.py and nothing else
 
 The copy is taken from the instructor's course before any submission runs, so nothing a
@@ -16,6 +17,7 @@ a planted ``.pyc`` stamped with its source's time would otherwise run in every w
 from __future__ import annotations
 
 import compileall
+import os
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -46,7 +48,7 @@ def copy_course(source: Path, run_dir: Path, lab_ids: Sequence[str]) -> Course:
     root = run_dir / "course"
     private = run_dir / "private"
     root.mkdir(parents=True)
-    private.mkdir()
+    private.mkdir(mode=0o700)  # the grader's only: the uid level's children must not read it
     for package in ("framework", "grader"):
         shutil.copytree(source / package, root / package, ignore=_SKIP, symlinks=False)
     for lab_id in lab_ids:
@@ -59,4 +61,14 @@ def copy_course(source: Path, run_dir: Path, lab_ids: Sequence[str]) -> Course:
     if mk.is_file():
         shutil.copyfile(mk, root / "labs" / "lab.mk")
     compileall.compile_dir(root, quiet=2, workers=1)
+    _readable(root)
     return Course(root, private, tuple(lab_ids))
+
+
+def _readable(root: Path) -> None:
+    """Every folder and file of the copy readable by anyone (the uid level's children run
+    as another user), whatever the modes of the instructor's files were."""
+    for here, _, files in os.walk(root):
+        os.chmod(here, 0o755)
+        for name in files:
+            os.chmod(os.path.join(here, name), 0o644)

@@ -39,6 +39,13 @@ class SubmissionResult:
         cut: the run was stopped (a signal) before this submission was finished: its score
             is not a grade.
         error_zh: `error` in Chinese ("" when there is none, or no translation).
+        seed: the seed of every random input of its checks (``minillm verify LAB --seed
+            SEED`` draws the same inputs).
+        dirty: the labs of a git checkout whose working file differs from the commit's (the
+            commit is what was graded).
+        note: a fact about how it was read ("" when there is none): a dirty tree, or a
+            checkout whose commit could not be read (its working tree was graded);
+            `note_zh` in Chinese.
     """
 
     name: str
@@ -52,6 +59,14 @@ class SubmissionResult:
     done: bool = True
     cut: bool = False
     error_zh: str = ""
+    seed: int | None = None
+    dirty: list[str] = field(default_factory=list)
+    note: str = ""
+    note_zh: str = ""
+
+    def note_in(self, lang: str) -> str:
+        """`note` in `lang` ("zh" or "en")."""
+        return self.note_zh if lang == "zh" and self.note_zh else self.note
 
     def error_in(self, lang: str) -> str:
         """`error` in `lang` ("zh" or "en")."""
@@ -77,7 +92,8 @@ class BatchResult:
     Attributes:
         labs: the ids of the graded labs, in order.
         submissions: the results so far.
-        isolated: whether every submission ran isolated (bubblewrap).
+        isolated: whether every submission ran isolated (bubblewrap or the uid level).
+        isolation: which level ran: ``"bwrap"``, ``"uid"`` or ``"none"``.
         complete: False while the run is going (a partial result file says so).
         started: when the run started (seconds since the epoch).
         total: how many submissions the run was given.
@@ -88,6 +104,7 @@ class BatchResult:
     labs: list[str]
     submissions: list[SubmissionResult] = field(default_factory=list)
     isolated: bool = False
+    isolation: str = "none"
     complete: bool = False
     started: float = field(default_factory=time.time)
     total: int = 0

@@ -5,7 +5,10 @@ documented ones: ``score``, ``execution_time``, ``output``, ``visibility``,
 ``stdout_visibility``, ``test_output_format`` and ``tests``, each test with ``name``,
 ``number``, ``score``, ``max_score``, ``status`` (``passed``/``failed``), ``output``,
 ``tags`` and ``visibility``. A test is one `[TEST n]` block (its points are its max score);
-a hidden test is ``"after_published"``, so students see it once grades are published.
+a hidden test is ``"after_published"``, so students see it once grades are published, and
+the visible ``output`` counts the visible tests only (so it gives no hidden outcome away).
+Every text a submission chose (an error, a message, what its code printed) is escaped
+(`grader.render.common.one_line`, `block`), as in every format.
 """
 
 from __future__ import annotations
@@ -14,8 +17,8 @@ import json
 from typing import Any
 
 from grader.grade.result import BatchResult, SubmissionResult
-from grader.render.common import fmt_points, lab_label, test_label, test_text
-from grader.render.text import NOT_ISOLATED
+from grader.render.common import block, fmt_points, lab_label, one_line, test_label, test_text
+from grader.render.text import isolation_lines
 from grader.results import Status
 
 __all__ = ["VISIBILITIES", "gradescope_doc", "render_gradescope"]
@@ -24,19 +27,34 @@ VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 
 
 def _summary(sub: SubmissionResult, batch: BatchResult, lang: str) -> str:
-    lines = []
-    if not batch.isolated:
-        lines.append(NOT_ISOLATED[lang])
+    lines = isolation_lines(batch, lang)
     if sub.error:
-        lines.append(("评测出错：" if lang == "zh" else "grading error: ") + sub.error_in(lang))
+        error = one_line(sub.error_in(lang))
+        lines.append(("评测出错：" if lang == "zh" else "grading error: ") + error)
+    got = most = 0.0
+    hidden = False
     for lab in sub.labs:
-        score = f"{fmt_points(lab.score)}/{fmt_points(lab.max_score)}"
-        lines.append(f"{lab_label(lab, lang)}: {score}")
+        shown = [t for t in lab.tests if not t.hidden]  # a hidden outcome shows nowhere here
+        hidden = hidden or len(shown) < len(lab.tests)
+        score = sum(t.points for t in shown if t.status is Status.PASS)
+        top = sum(t.points for t in shown)
+        got, most = got + score, most + top
+        lines.append(f"{lab_label(lab, lang)}: {fmt_points(score)}/{fmt_points(top)}")
         if lab.import_error is not None:  # why every test of the lab is an ERROR
-            text = lab.import_error.zh if lang == "zh" else lab.import_error.en
+            text = block(lab.import_error.zh if lang == "zh" else lab.import_error.en)
             lines.append("  " + text.replace("\n", "\n  "))
-    total = f"{fmt_points(sub.score)}/{fmt_points(sub.max_score)}"
-    lines.append(("总分: " if lang == "zh" else "total: ") + total)
+    label = "公开测试总分: " if lang == "zh" else "visible tests: "
+    lines.append(label + f"{fmt_points(got)}/{fmt_points(most)}")
+    if hidden:
+        lines.append(
+            "隐藏测试的结果在成绩发布后显示"
+            if lang == "zh"
+            else "the hidden tests' results are shown once grades are published"
+        )
+    if sub.note:
+        lines.append(("注意：" if lang == "zh" else "note: ") + one_line(sub.note_in(lang)))
+    if sub.seed is not None:
+        lines.append(f"seed: {sub.seed}")
     return "\n".join(lines)
 
 

@@ -1,8 +1,10 @@
 """Our JSON document of a grading run (``--format json``).
 
     {"schema": 1, "kind": "minillm-grade", "complete": true, "stopped": "", "isolated": false,
+     "isolation": "none" | "uid" | "bwrap",
      "lang": "en", "labs": ["lab04", ...], "max_score": 28, "started": "2025-...Z",
-     "submissions": [{"name", "source", "commit", "error", "seconds", "score", "max_score",
+     "submissions": [{"name", "source", "commit", "seed", "dirty", "note", "error",
+                      "seconds", "score", "max_score",
                       "labs": [<one lab's verify JSON (grader.report, schema 2)>, ...]}]}
 
 A result file is rewritten as results arrive: ``complete`` is false until the run ended,
@@ -29,6 +31,9 @@ def _submission(sub: SubmissionResult, lang: str) -> dict[str, Any]:
         "name": sub.name,
         "source": sub.source,
         "commit": sub.commit,
+        "seed": sub.seed,
+        "dirty": list(sub.dirty),
+        "note": sub.note_in(lang),
         "error": sub.error_in(lang),
         "seconds": round(sub.seconds, 3),
         "score": sub.score,
@@ -45,6 +50,7 @@ def batch_doc(batch: BatchResult, lang: str) -> dict[str, Any]:
         "complete": batch.complete,
         "stopped": batch.stopped,
         "isolated": batch.isolated,
+        "isolation": batch.isolation,
         "lang": lang,
         "labs": list(batch.labs),
         "max_score": batch.max_score,

@@ -114,7 +114,8 @@ def _python_dirs() -> list[str]:
     """The folders the interpreter needs: its installation, the virtualenv, the folder of
     every link on the way to the executable, and every folder on `sys.path` (site-packages,
     and what a .pth file adds) except a course's own: one holding ``solutions/``, or
-    ``grader/`` and ``labs/``, is never mounted whole (its packages are mounted one by one)."""
+    ``grader/`` and ``labs/``, is never mounted whole (its packages are mounted one by one).
+    Folders under ``/usr`` are included (see `_visible`)."""
     exe = sys.executable
     candidates = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix]
     for _ in range(8):  # the chain of links venv/bin/python -> python3 -> /opt/.../python3
@@ -126,7 +127,7 @@ def _python_dirs() -> list[str]:
     found: list[str] = []
     for path in candidates:
         path = os.path.abspath(path)
-        if path == "/" or path.startswith("/usr/") or path == "/usr" or _is_course(path):
+        if path in ("/", "/usr") or _is_course(path):
             continue
         if not any(path == f or path.startswith(f + os.sep) for f in found):
             found = [f for f in found if not f.startswith(path + os.sep)] + [path]
@@ -139,6 +140,24 @@ def _is_course(path: str) -> bool:
     return has[0] or (has[1] and has[2])
 
 
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _masks(hide: Sequence[Path]) -> list[str]:
+    """The folders of `hide` that the system binds would show (under ``/usr``, or a folder
+    linked to it): each gets an empty tmpfs over it."""
+    found = []
+    for folder in hide:
+        path = os.path.abspath(folder)
+        real = os.path.realpath(folder)
+        if path in ("/", "/usr") or real in ("/", "/usr"):
+            continue
+        if _under(path, "/usr") or _under(real, "/usr"):
+            found += [p for p in dict.fromkeys((path, real)) if _under(p, "/usr")]
+    return list(dict.fromkeys(found))
+
+
 def bwrap_command(
     course: Path,
     student_dirs: Sequence[Path],
@@ -146,20 +165,29 @@ def bwrap_command(
     *,
     env: dict[str, str],
     scratch_bytes: int = SCRATCH_BYTES,
+    hide: Sequence[Path] = (),
 ) -> list[str]:
     """The bwrap command line that runs `argv` isolated (see the module docstring).
 
     `course` is the folder that holds ``framework/`` and ``grader/`` (mounted read-only,
     nothing else of it); `student_dirs` are mounted read-only at their own paths; `env` is
-    the whole environment inside.
+    the whole environment inside. `hide` are folders that must stay out of sight wherever
+    they are (the instructor's course with its ``solutions/``, the result files): one
+    under ``/usr``, which is mounted whole (a course in ``/usr/src/app``, a common Docker
+    ``WORKDIR``), is covered by an empty tmpfs, and only what the child needs of it (the
+    interpreter's folders) is mounted again.
     """
     exe = _bwrap() or "bwrap"
     args = [exe, *namespaces(), *_system_binds()]
     args += ["--proc", "/proc", "--dev", "/dev"]
     args += ["--size", str(scratch_bytes), "--tmpfs", SCRATCH]
     args += ["--size", str(SHM_BYTES), "--tmpfs", "/dev/shm"]
+    masks = _masks(hide)
+    for path in masks:
+        args += ["--size", "4096", "--perms", "0555", "--tmpfs", path]
     for path in _python_dirs():
-        args += ["--ro-bind", path, path]
+        if not _under(path, "/usr") or any(_under(path, m) for m in masks):
+            args += ["--ro-bind", path, path]
     for package in ("framework", "grader"):
         path = str(course / package)
         args += ["--ro-bind", path, path]
@@ -206,10 +234,12 @@ class BwrapLauncher:
         course: Path,
         student_dirs: Sequence[Path],
         join_group: Callable[[int], bool] | None,
+        hide: Sequence[Path] = (),
     ) -> None:
         self.course = course
         self.student_dirs = list(student_dirs)
         self.join_group = join_group
+        self.hide = list(hide)
 
     def launch(self) -> Zygote:
         """A zygote under bwrap: the one `prestart_verify` started if it fits, else a new
@@ -219,7 +249,8 @@ class BwrapLauncher:
             return early
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         argv = [sys.executable, "-m", "grader.sandbox.zygote", str(child.fileno())]
-        cmd = bwrap_command(self.course, self.student_dirs, argv, env=_sandbox_env(self.course))
+        env = _sandbox_env(self.course)
+        cmd = bwrap_command(self.course, self.student_dirs, argv, env=env, hide=self.hide)
         join = self.join_group
 
         def enter_group() -> None:  # in the new process, before bwrap forks anything
@@ -260,7 +291,7 @@ class BwrapLauncher:
 
 _prestarted: tuple[Path, list[Path], Zygote] | None = None
 _LAB = re.compile(r"(?:lab)?0*(\d{1,2})", re.IGNORECASE)
-_VALUED = frozenset({"--impl", "--json", "--lang"})
+_VALUED = frozenset({"--impl", "--json", "--lang", "--seed"})
 
 
 def prestart_verify(argv: Sequence[str], root: Path) -> None:

@@ -58,6 +58,8 @@ def main() -> None:
         int(setup.get("files") or 0),
         int(setup.get("open_files") or 0),
         int(setup.get("processes") or 0),
+        int(setup.get("cpu_seconds") or 0),
+        int(setup.get("niceness") or 0),
     )
     worker.serve(
         sock,

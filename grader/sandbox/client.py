@@ -29,6 +29,7 @@ from grader.sandbox.spawn import SpawnBackend
 # memory besides the student's allocation.
 _GROUP_TASKS = 8
 _GROUP_SLACK = 512 * 1024**2
+_NICENESS = 10  # of a child where no control group shares the CPU (see `_cpu_fallback`)
 
 __all__ = ["DEFAULT_LIMITS", "CallOutcome", "Limits", "Sandbox", "SandboxError", "Session"]
 
@@ -89,7 +90,7 @@ class Sandbox:
             if self.limits.processes > 0 and self.group is None:
                 memory = self.limits.memory + _GROUP_SLACK if self.limits.memory > 0 else 0
                 self.group, self.group_note = RunGroup.create(
-                    self.limits.processes + _GROUP_TASKS, memory
+                    self.limits.processes + _GROUP_TASKS, memory, cpus=self.limits.cpus
                 )
         self._impl.start()
 
@@ -112,7 +113,16 @@ class Sandbox:
             "gen": self._gen,
             "traceback": os.path.join(self._root, f"stack-{self._gen}.txt"),
             "import_dump_at": dump_time(self.limits.timeout),
+            **self._cpu_fallback(),
         }
+
+    def _cpu_fallback(self) -> dict[str, int]:
+        """Where no control group shares the CPU out: RLIMIT_CPU and a lower priority for
+        each child, so that a busy tree cannot starve the grader and its other sandboxes."""
+        if self.group is not None and self.group.cpu_dir:
+            return {}
+        seconds = self.limits.cpu_seconds or int(self.limits.deadline)
+        return {"cpu_seconds": seconds, "niceness": _NICENESS}
 
     def session(self, student_path: str, deadline: float | None = None) -> Session:
         """A session for `student_path`; its child starts on the first call.

@@ -1,5 +1,10 @@
 """What a sandbox child may use, how a child is ended, and what this OS can enforce.
 
+Where no control group shares the CPU among sandboxes (`cgroup.RunGroup`), a child can be
+given RLIMIT_CPU and a lower priority instead (`apply_child_limits`), so that a busy
+submission cannot starve the grader's own processes, and the CPU time of its tree can be
+read from /proc (`tree_cpu_seconds`).
+
 A leaf module (standard library only): the grader's side (`client`, `session`, the
 backends) and the child's side (`zygote`, `child`) both import it, and nothing here imports
 them back.
@@ -23,8 +28,10 @@ __all__ = [
     "file_stamp",
     "kill_group",
     "kill_tree",
+    "lower_priority",
     "make_undumpable",
     "memory_support",
+    "tree_cpu_seconds",
     "user_tasks",
     "vm_bytes",
 ]
@@ -51,6 +58,11 @@ class Limits:
     student's code may start (0: no limit, for each of the three). The processes are
     capped by a control group where one can be made (`cgroup.RunGroup`, which also caps
     the memory of the whole tree), else by RLIMIT_NPROC (which root ignores).
+
+    `cpus`: the CPUs the whole tree of a sandbox may keep busy at once (the control
+    group's CPU quota; 0: no quota); `cpu_seconds`: the CPU seconds each child process
+    may use (RLIMIT_CPU, the fallback where no control group shares the CPU; 0: no
+    limit).
     """
 
     timeout: float = 5.0
@@ -60,6 +72,8 @@ class Limits:
     files: int = 1024**3
     open_files: int = 256
     processes: int = 64
+    cpus: float = 1.0
+    cpu_seconds: int = 0
 
 
 DEFAULT_LIMITS = Limits()
@@ -193,16 +207,29 @@ def vm_bytes() -> int:
         return 0
 
 
+_CPU_GRACE = 5  # seconds from RLIMIT_CPU's SIGXCPU to its SIGKILL
+
+
 def apply_child_limits(
-    mem_bytes: int, file_bytes: int = 0, open_files: int = 256, processes: int = 0
+    mem_bytes: int,
+    file_bytes: int = 0,
+    open_files: int = 256,
+    processes: int = 0,
+    cpu_seconds: int = 0,
+    niceness: int = 0,
 ) -> bool:
     """Limit this child process: no core dumps; if > 0, `mem_bytes` of address space on top
     of what it uses now, files of at most `file_bytes`, at most `open_files` descriptors,
-    and at most `processes` more processes and threads of this user (RLIMIT_NPROC, which
-    counts every process of the user; root is not bound by it).
+    at most `processes` more processes and threads of this user (RLIMIT_NPROC, which
+    counts every process of the user; root is not bound by it), `cpu_seconds` of CPU time
+    (RLIMIT_CPU: SIGXCPU then, SIGKILL `_CPU_GRACE` seconds later; each process it forks
+    starts a count of its own) and a nice value of at least `niceness` for every thread
+    (`lower_priority`).
 
     Returns whether the memory cap is in force. Limits this OS refuses are skipped.
     """
+    if niceness > 0:
+        lower_priority(niceness)
     try:
         import resource
     except ImportError:  # Windows
@@ -218,17 +245,84 @@ def apply_child_limits(
     nproc = getattr(resource, "RLIMIT_NPROC", None)
     if processes > 0 and nproc is not None and os.geteuid() != 0:
         wanted.append((nproc, user_tasks() + processes))
+    cpu_limit = getattr(resource, "RLIMIT_CPU", None)
+    if cpu_seconds > 0 and cpu_limit is not None:
+        wanted.append((cpu_limit, cpu_seconds))
     capped = False
     for which, value in wanted:
         try:
             _, hard = resource.getrlimit(which)
+            top = value + _CPU_GRACE if which == cpu_limit else value
             if hard != resource.RLIM_INFINITY:
-                value = min(value, hard)
-            resource.setrlimit(which, (value, value))
+                value, top = min(value, hard), min(top, hard)
+            resource.setrlimit(which, (value, top))
             capped = capped or which == as_limit
         except (OSError, ValueError):  # not enforceable on this system
             pass
     return capped
+
+
+def lower_priority(niceness: int = 10) -> bool:
+    """Give this process a nice value of at least `niceness` (never a higher priority), so
+    that it cannot starve the grader's processes (POSIX; a no-op elsewhere).
+
+    On Linux a nice value belongs to a thread: every thread running now is lowered (numpy
+    may have started some), and threads started later inherit it. Returns whether it
+    worked.
+    """
+    get = getattr(os, "getpriority", None)
+    set_ = getattr(os, "setpriority", None)
+    which = getattr(os, "PRIO_PROCESS", None)
+    if os.name != "posix" or get is None or set_ is None or which is None or niceness <= 0:
+        return False
+    tids = [0]
+    if sys.platform.startswith("linux"):
+        try:
+            tids = [int(t) for t in os.listdir("/proc/self/task")]
+        except (OSError, ValueError):
+            tids = [0]
+    ok = True
+    for tid in tids:
+        try:
+            if get(which, tid) < niceness:
+                set_(which, tid, niceness)
+        except OSError:  # a system that refuses, or a thread that ended meanwhile
+            if tid == 0 or os.path.exists(f"/proc/self/task/{tid}"):
+                ok = False
+    return ok
+
+
+def _cpu_ticks(pid: int) -> int | None:
+    """utime + stime + cutime + cstime of process `pid`, in clock ticks (None: unreadable)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return sum(int(v) for v in fields[11:15])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def tree_cpu_seconds(pid: int) -> float | None:
+    """The CPU time (seconds) used by process `pid` and its live descendants, with the
+    ended children each of them waited for (Linux /proc; None elsewhere, or once `pid` is
+    gone). Orphans adopted outside the tree, and what they use, are not counted."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        tick = os.sysconf("SC_CLK_TCK")
+    except (ValueError, OSError, AttributeError):
+        return None
+    total = _cpu_ticks(pid)
+    if total is None or tick <= 0:
+        return None
+    seen, frontier = {pid}, [pid]
+    while frontier:
+        for child in children_of(frontier.pop()):
+            if child not in seen:
+                seen.add(child)
+                frontier.append(child)
+                total += _cpu_ticks(child) or 0
+    return total / tick
 
 
 def user_tasks() -> int:

@@ -7,7 +7,8 @@ stream socket (fd given on the command line) for two commands, each a JSON frame
 
 - ``spawn``: receives a socket and a pipe (SCM_RIGHTS, sent with the frame), forks; the
   child moves into its own process group, points fds 1 and 2 at the pipe, applies resource
-  limits and serves calls for one student module (`grader.sandbox.worker.serve`). Replies
+  limits, drops to the command's ``uid`` if it has one (the uid level: it runs nothing if
+  that fails) and serves calls for one student module (`grader.sandbox.worker.serve`). Replies
   with the child's pid.
 - ``reap``: waits for a child and replies with how it ended.
 
@@ -25,6 +26,7 @@ from collections import deque
 from typing import Any
 
 from grader.sandbox.limits import apply_child_limits, children_of, kill_tree
+from grader.sandbox.privileges import drop_privileges
 from grader.sandbox.protocol import CONTROL_FRAME, FrameReader, parse_json, send_json
 
 _PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
@@ -77,7 +79,15 @@ def _child(conn: socket.socket, out_fd: int, cmd: dict[str, Any]) -> None:
         int(cmd.get("files") or 0),
         int(cmd.get("open_files") or 0),
         int(cmd.get("processes") or 0),
+        int(cmd.get("cpu_seconds") or 0),
+        int(cmd.get("niceness") or 0),
     )
+    uid = cmd.get("uid")
+    if isinstance(uid, int) and not isinstance(uid, bool):  # the uid level: never run as root
+        try:
+            drop_privileges(uid, network=cmd.get("network") is not False)
+        except OSError:
+            os._exit(71)  # EX_OSERR: nothing of the student's has run
     from grader.sandbox.worker import serve
 
     try:

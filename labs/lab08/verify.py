@@ -130,9 +130,7 @@ def _ids(t: TestContext, values: list[Any], v: int) -> np.ndarray | None:
 
 def draws(t: TestContext, fn: str, args: tuple[Any, ...], n: int, seed: int) -> np.ndarray | None:
     """`fn(*args, rng)` n times, each with its own generator default_rng([seed, i])."""
-    if seed not in t.seeds:
-        t.seeds.append(seed)
-    calls = [(*args, Seeded((seed, i))) for i in range(n)]  # built in the sandbox
+    calls = [(*args, Seeded((*t.entropy(seed), i))) for i in range(n)]  # built in the sandbox
     return _ids(t, [c.value for c in t.map(fn, calls, return_args=False)], int(args[0].size))
 
 
@@ -169,9 +167,7 @@ def proportions(
 
 def reproducible(t: TestContext, fn: str, args: tuple[Any, ...], seed: int) -> None:
     """Two sweeps with identically seeded generators give identical draws."""
-    if seed not in t.seeds:
-        t.seeds.append(seed)
-    calls = [(*args, Seeded((seed, i))) for i in range(40)]
+    calls = [(*args, Seeded((*t.entropy(seed), i))) for i in range(40)]
     runs = [[c.value for c in t.map(fn, calls, return_args=False)] for _ in range(2)]
     t.check(
         (

@@ -1,0 +1,239 @@
+"""The uid isolation level: grading where bubblewrap cannot make namespaces, as root.
+
+Docker's default seccomp profile refuses user namespaces, and Gradescope runs its
+autograders as root in Docker containers: there bubblewrap cannot start, yet the grader
+is root. `UidSandbox` is the sandbox for that case. Each sandbox (one per lab's public
+tests, one per lab's hidden tests, see `grader.grade.run`):
+
+- forks its children from a zygote beside the grader, as the fork backend does; each child
+  then drops to an unprivileged uid and gid of this sandbox's own, with no supplementary
+  groups, before anything of the student's runs (`grader.sandbox.privileges`, called by
+  the zygote's child with the ``uid`` of its spawn command);
+- gives that uid a private scratch folder (mode 0700, owned by it) and the student's own
+  file, read-only; RLIMIT_NPROC then counts that uid's processes, and the run's control
+  group, where one can be made, caps the whole tree;
+- puts each child in a network namespace of its own where the kernel lets root make one
+  (``unshare(CLONE_NEWNET)``); where it cannot (no CAP_SYS_ADMIN, as in Docker), the
+  report says that the network was not isolated;
+- when it closes, kills every process of its uid and removes what that uid left in the
+  world-writable folders (``/tmp``, ``/var/tmp``, ``/dev/shm``).
+
+What the grader must keep from that uid is made readable by root only (`protect`: mode
+0700 on the folder that holds it): the course's ``solutions/`` (hidden checks and
+reference code), the run's copy of the hidden checks and its result files.
+
+What this level does not give, and bubblewrap does: a file system of its own. The child
+sees the host's files as any unprivileged user would (everything world-readable), and the
+host's ``/tmp``. The README's trust section has the table of what each level guarantees.
+
+Standard library and `grader.sandbox` only.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import stat
+import sys
+import time
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from grader.sandbox.channel import Child
+from grader.sandbox.client import Sandbox
+from grader.sandbox.limits import DEFAULT_LIMITS, Limits
+from grader.sandbox.privileges import CLONE_NEWNET, drop_privileges, in_child
+
+__all__ = [
+    "UID_BASE",
+    "UidSandbox",
+    "network_isolation",
+    "protect",
+    "uid_unavailable",
+]
+
+UID_BASE = 30000  # sandbox uids are UID_BASE .. UID_BASE + UID_SPAN - 1 (inside 16 bits)
+UID_SPAN = 30000
+_SHARED_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
+_SWEEP_LIMIT = 100_000  # entries looked at per folder when sweeping a uid's files
+_counter = 0
+
+
+def _next_uid() -> int:
+    """A uid no other sandbox of this machine is using now (pid and a counter)."""
+    global _counter
+    _counter += 1
+    return UID_BASE + (os.getpid() * 64 + _counter) % UID_SPAN
+
+
+@cache
+def uid_unavailable() -> str | None:
+    """None when the uid level can run here (Linux, as root, a child can drop to an
+    unprivileged uid); else one line that says why not."""
+    if not sys.platform.startswith("linux") or not hasattr(os, "setresuid"):
+        return f"the uid level needs Linux; this is {sys.platform}"
+    if os.geteuid() != 0:
+        return "the uid level needs the grader to run as root (it drops each child's uid)"
+    if in_child(lambda: drop_privileges(_next_uid(), network=False)) != 0:
+        return "a child of the grader cannot drop to an unprivileged uid here"
+    stdlib = os.path.dirname(os.__file__)
+
+    def reads_python() -> None:
+        drop_privileges(_next_uid(), network=False)
+        for path in (sys.executable, stdlib, os.path.join(stdlib, "lib-dynload")):
+            if os.path.exists(path) and not os.access(path, os.R_OK | os.X_OK):
+                raise PermissionError(path)
+        os.listdir(stdlib)
+
+    if in_child(reads_python) != 0:
+        return (
+            f"an unprivileged uid cannot read this Python installation ({sys.base_prefix}): "
+            "the uid level's children could not run (install Python where every user can "
+            "read it, or let others traverse the folders above it)"
+        )
+    return None
+
+
+@cache
+def network_isolation() -> bool:
+    """Whether a child here can get a network namespace of its own (root, CAP_SYS_ADMIN)."""
+    if not sys.platform.startswith("linux"):
+        return False
+
+    def unshare() -> None:
+        if ctypes.CDLL(None, use_errno=True).unshare(CLONE_NEWNET) != 0:
+            raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNET)")
+
+    return in_child(unshare) == 0
+
+
+def protect(folder: Path) -> bool:
+    """Make `folder` readable by its owner only (mode 0700), if it exists and is not so
+    already; whether its mode was changed."""
+    try:
+        st = os.lstat(folder)
+    except OSError:
+        return False
+    if not stat.S_ISDIR(st.st_mode) or stat.S_IMODE(st.st_mode) & 0o077 == 0:
+        return False
+    os.chmod(folder, stat.S_IMODE(st.st_mode) & 0o700)
+    return True
+
+
+def _hand_over(folder: str, uid: int) -> None:
+    """Make `folder` the private scratch of `uid`: owned by it, mode 0700."""
+    os.chown(folder, uid, uid)
+    os.chmod(folder, 0o700)
+
+
+def _lend(folder: str, gid: int) -> None:
+    """Let group `gid` read `folder` and its files (no links), and nobody else: the files
+    stay root's (so that sweeping the uid's files leaves them alone) and read-only."""
+    for here, _, files in os.walk(folder):
+        os.chown(here, -1, gid)
+        os.chmod(here, 0o750)
+        for name in files:
+            path = os.path.join(here, name)
+            if not os.path.islink(path):
+                os.chown(path, -1, gid)
+                os.chmod(path, 0o640)
+
+
+def kill_uid(uid: int, rounds: int = 3) -> None:
+    """Kill every process of `uid` (a child that takes the uid and signals -1: the kernel
+    then signals exactly that uid's processes)."""
+    if not hasattr(os, "setresuid"):
+        return
+
+    def kill_all() -> None:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+        for sig in (signal.SIGSTOP, signal.SIGKILL):
+            try:
+                os.kill(-1, sig)
+            except ProcessLookupError:
+                pass
+
+    for _ in range(rounds):
+        in_child(kill_all)
+        time.sleep(0.005)
+
+
+def sweep_uid_files(uid: int, dirs: Sequence[str] = _SHARED_DIRS) -> int:
+    """Remove every file and folder `uid` owns in the world-writable `dirs`; how many."""
+    removed = 0
+    for top in dirs:
+        seen = 0
+        for here, subdirs, files in os.walk(top, topdown=False):
+            for name in files + subdirs:
+                seen += 1
+                if seen > _SWEEP_LIMIT:
+                    break
+                path = os.path.join(here, name)
+                try:
+                    st = os.lstat(path)
+                    if st.st_uid != uid:
+                        continue
+                    if stat.S_ISDIR(st.st_mode):
+                        os.rmdir(path)  # empty by now: its own entries went first
+                    else:
+                        os.unlink(path)
+                    removed += 1
+                except OSError:
+                    continue
+    return removed
+
+
+class UidSandbox(Sandbox):
+    """A fork-backend `Sandbox` whose children run as an unprivileged uid of its own.
+
+    `student_dirs` are the folders of the student files it will serve: the group of that
+    uid may read them, nobody else (mode 0750/0640). See the module docstring for the rest.
+    """
+
+    def __init__(
+        self,
+        student_dirs: Sequence[Path] = (),
+        limits: Limits = DEFAULT_LIMITS,
+        uid: int | None = None,
+    ) -> None:
+        super().__init__(limits, backend="fork")
+        self.backend = "uid"
+        self.uid = _next_uid() if uid is None else uid
+        self.student_dirs = [str(d) for d in student_dirs]
+        self.network = network_isolation()
+        self.isolation_note = (
+            ""
+            if self.network
+            else "the network is not isolated: the kernel refused a network namespace here"
+        )
+
+    def start(self) -> None:
+        fresh = not self.workdir
+        super().start()
+        if fresh and self.workdir:
+            os.chmod(os.path.dirname(self.workdir), 0o711)  # traverse only: no listing
+            _hand_over(self.workdir, self.uid)
+
+    def spawn(self, student_path: str) -> Child:
+        # lent when a child needs it, not at start: the next sandbox starts early, while
+        # this one may still run children on the same folder
+        for folder in self.student_dirs:
+            _lend(folder, self.uid)
+        return super().spawn(student_path)
+
+    def _setup(self, student_path: str) -> dict[str, Any]:
+        setup = super()._setup(student_path)
+        setup["uid"] = self.uid
+        setup["network"] = self.network
+        setup["traceback"] = os.path.join(self.workdir, f".minillm-stack-{setup['gen']}.txt")
+        return setup
+
+    def close(self) -> None:
+        kill_uid(self.uid)
+        super().close()
+        sweep_uid_files(self.uid)
