@@ -9,7 +9,8 @@ it is made, and folds what can be folded into the matrices that follow:
     1/√hd           into the query columns of W_qkv (scores need q·k / √hd)
     GELU's ½        into W2:  (½·u·(1 + tanh(…))) @ W2  =  (u·(1 + tanh(…))) @ (½·W2)
 
-so a step is a few dozen numpy calls on [H]-sized vectors. The results equal
+so a step is a few dozen numpy calls on [H]-sized vectors, block after block through
+`run_blocks`, the loop of every forward. The results equal
 `GPTModel.forward(ids=[token], kv_cache, start_pos)` up to float32 rounding (the tests
 hold them within 1e-5), and the cache is filled exactly as that forward fills it.
 
@@ -44,7 +45,7 @@ from framework.ffn import GELU_A, GELU_C
 from framework.kv_cache import KVCache
 from framework.model import GPTModel
 from framework.module import array_of
-from framework.transformer import BlockWeights
+from framework.transformer import BlockWeights, run_blocks
 
 __all__ = ["StepDecoder"]
 
@@ -122,34 +123,41 @@ class StepDecoder:
         """
         self._check(token_id, pos, cache)
         keys, values = array_of(cache.k), array_of(cache.v)  # (L, maxS, H)
-        h, n, nh = self.mean.size, pos + 1, self.heads
-        x = self.tokens[token_id] + self.positions[pos]  # (H,)
-        for i, layer in enumerate(self.layers):
-            qkv = self._norm(x) @ layer.w_qkv  # (3H,)
-            qkv += layer.b_qkv
-            keys[i, pos], values[i, pos] = qkv[h : 2 * h], qkv[2 * h :]
-            k = keys[i, :n].reshape(n, nh, h // nh).transpose(1, 0, 2)  # (nh, n, hd)
-            scores = k @ qkv[:h].reshape(nh, h // nh, 1)  # (nh, n, 1)
-            scores -= scores.max(axis=1, keepdims=True)
-            np.exp(scores, out=scores)
-            scores /= scores.sum(axis=1, keepdims=True)
-            v = values[i, :n].reshape(n, nh, h // nh).transpose(1, 2, 0)  # (nh, hd, n)
-            x = x + (v @ scores).reshape(h) @ layer.w_o  # (H,)
-            u = self._norm(x) @ layer.w1  # (F,)
-            u += layer.b1
-            t = u * u  # (F,) GELU: u·(1 + tanh(c·(u + a·u³))); the ½ is in w2
-            t *= np.float32(GELU_C * GELU_A)
-            t += np.float32(GELU_C)
-            t *= u
-            np.tanh(t, out=t)
-            t += 1
-            t *= u
-            x += t @ layer.w2
-            x += layer.b2
-        cache.lengths[:] = [n] * len(self.layers)
+
+        def block(i: int, layer: _Layer, x: F32) -> F32:
+            return self._block(layer, x, keys[i], values[i], pos)  # (H,)
+
+        x = run_blocks(self.layers, self.tokens[token_id] + self.positions[pos], block)  # (H,)
+        cache.lengths[:] = [pos + 1] * len(self.layers)
         logits: F32 = self._norm(x) @ self.head  # (V,)
         logits += self.head_bias
         return logits
+
+    def _block(self, layer: _Layer, x: F32, keys: F32, values: F32, pos: int) -> F32:
+        """One folded block on the row `x` [H]; writes K/V row `pos` of one cache layer."""
+        h, n, nh = self.mean.size, pos + 1, self.heads
+        qkv = self._norm(x) @ layer.w_qkv  # (3H,)
+        qkv += layer.b_qkv
+        keys[pos], values[pos] = qkv[h : 2 * h], qkv[2 * h :]
+        k = keys[:n].reshape(n, nh, h // nh).transpose(1, 0, 2)  # (nh, n, hd)
+        scores = k @ qkv[:h].reshape(nh, h // nh, 1)  # (nh, n, 1)
+        scores -= scores.max(axis=1, keepdims=True)
+        np.exp(scores, out=scores)
+        scores /= scores.sum(axis=1, keepdims=True)
+        v = values[:n].reshape(n, nh, h // nh).transpose(1, 2, 0)  # (nh, hd, n)
+        x = x + (v @ scores).reshape(h) @ layer.w_o  # (H,)
+        u = self._norm(x) @ layer.w1  # (F,)
+        u += layer.b1
+        t = u * u  # (F,) GELU: u·(1 + tanh(c·(u + a·u³))); the ½ is in w2
+        t *= np.float32(GELU_C * GELU_A)
+        t += np.float32(GELU_C)
+        t *= u
+        np.tanh(t, out=t)
+        t += 1
+        t *= u
+        x += t @ layer.w2
+        x += layer.b2
+        return x
 
     def _norm(self, x: F32) -> F32:
         """(x − mean) / √(var + eps) of one row [H]; γ and β live in the next matrix."""

@@ -6,7 +6,8 @@
 
 `GPTModel.forward(ids)` is the inference pass (one sequence; with a `KVCache` it writes this
 call's keys and values and attends over everything cached). `forward_batch(ids [B, T])`
-and `backward(dlogits)` are the training pass (`framework.backward`). `init_weights` draws
+and `backward(dlogits)` are the training pass. All of them check their inputs here and run
+the model as functions of its weights (`framework.gpt`). `init_weights` draws
 the weights in the C course's order; `model_save`/`model_load` read and write the C course's
 file format byte for byte (`c-labs-01-07.md` §8.8)::
 
@@ -32,6 +33,8 @@ from __future__ import annotations
 import math
 import os
 import struct
+from collections.abc import Sequence
+from dataclasses import fields as dc_fields
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -39,21 +42,20 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from framework.attention import attention_forward_kv
-from framework.backward import (
+from framework.config import ModelConfig
+from framework.embedding import Embedding, sinusoidal_table
+from framework.gpt import (
     GPTActivations,
     GPTWeights,
     check_batch_ids,
     gpt_backward,
     gpt_forward,
     gpt_logits,
+    gpt_logits_kv,
     parameter_shapes,
 )
-from framework.config import ModelConfig
-from framework.embedding import Embedding, sinusoidal_table
-from framework.ffn import ffn_forward
 from framework.kv_cache import KVCache
-from framework.layernorm import LayerNorm, layernorm_forward
+from framework.layernorm import LayerNorm
 from framework.module import Member, Module, array_of
 from framework.tensor import Tensor, tensor_zeros
 from framework.transformer import TransformerBlock
@@ -137,23 +139,8 @@ class GPTModel(Module):
             logits = gpt_logits(self.gpt_weights(), idx[None], start_pos)[0]  # (S, V)
         else:
             self._check_cache(kv_cache, start_pos, idx.size)
-            logits = self._forward_cached(idx, kv_cache, start_pos)  # (S, V)
+            logits = gpt_logits_kv(self.gpt_weights(), idx, kv_cache, start_pos)  # (S, V)
         return Tensor(logits.reshape(-1), logits.shape)
-
-    def _forward_cached(self, idx: NDArray[np.int64], cache: KVCache, start_pos: int) -> Any:
-        """The forward with a checked KV cache: writes K/V rows, attends over the prefix."""
-        w = self.gpt_weights()
-        x = w.token_embedding[idx]  # (S, H)
-        x += w.position_embedding[start_pos : start_pos + idx.size]
-        for layer, bw in enumerate(w.blocks):
-            a, _ = layernorm_forward(x, bw.ln1_gamma, bw.ln1_beta, bw.eps)  # (S, H)
-            keys, values = array_of(cache.k)[layer], array_of(cache.v)[layer]  # (maxS, H)
-            x = x + attention_forward_kv(a, bw.w_qkv, bw.w_o, bw.num_heads, keys, values, start_pos)
-            b, _ = layernorm_forward(x, bw.ln2_gamma, bw.ln2_beta, bw.eps)  # (S, H)
-            x += ffn_forward(b, bw.w1, bw.b1, bw.w2, bw.b2)[0]  # (S, H)
-            cache.lengths[layer] = start_pos + idx.size
-        out, _ = layernorm_forward(x, w.final_gamma, w.final_beta, w.eps)  # (S, H)
-        return out @ w.lm_head  # (S, V)
 
     def _check_cache(self, cache: KVCache, start_pos: int, count: int) -> None:
         if not isinstance(cache, KVCache):
@@ -167,7 +154,7 @@ class GPTModel(Module):
         cache.check_room(start_pos, count)
 
     def gpt_weights(self) -> GPTWeights:
-        """The parameters as float32 numpy views (Q/K/V fused), for `framework.backward`."""
+        """The parameters as float32 numpy views (Q/K/V fused), for `framework.gpt`."""
         ln = self.final_ln
         return GPTWeights(
             array_of(self.embedding.token_embedding), array_of(self.embedding.position_embedding),
@@ -267,30 +254,67 @@ def model_save(model: GPTModel, path: str | os.PathLike[str]) -> None:
 def model_load(path: str | os.PathLike[str]) -> GPTModel:
     """Read a model written by `model_save` (or the C course's `model_save`).
 
+    The length the header's config implies is computed from its counts alone, before any
+    loop over the layers, so a header of absurd counts (read little-endian, a big-endian
+    header says 83,886,080 layers for 5) is refused at once.
+
     Raises:
         ModelFileError: (a ValueError) for a wrong magic, an unknown version, an invalid
             config, or a length other than the header implies (truncated or over-long).
         OSError: if the file cannot be read.
     """
+
+    def need(fields: Sequence[int]) -> tuple[int, int, int] | None:
+        """(file bytes, parameter bytes without the layers, per layer) of a valid config."""
+        config = ModelConfig(*fields)
+        try:
+            config.validate()
+        except ValueError:
+            return None
+        bytes_of = [  # parameter_shapes of 0 and 1 layers: a loop of at most one layer
+            4 * sum(math.prod(s) for _, s in parameter_shapes(replace(config, num_layers=n)))
+            for n in (0, 1)
+        ]
+        base, per_layer = bytes_of[0], bytes_of[1] - bytes_of[0]
+        return _HEADER.size + base + config.num_layers * per_layer, base, per_layer
+
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         if size < _HEADER.size:
             raise ModelFileError(f"{path}: truncated: {size} bytes, less than the 32-byte header")
-        magic, version, *fields = _HEADER.unpack(f.read(_HEADER.size))
+        raw = f.read(_HEADER.size)
+        magic, version, *fields = _HEADER.unpack(raw)
+        _, swapped_version, *swapped = struct.unpack(">II6i", raw)  # read big-endian
+        endian = " (the header looks big-endian; the format is little-endian)"
         if magic != MAGIC:
             raise ModelFileError(f"{path}: wrong magic 0x{magic:08X}, expected 0x{MAGIC:08X}")
         if version != VERSION:
-            raise ModelFileError(f"{path}: unknown version {version}, this reader knows {VERSION}")
+            note = endian if swapped_version == VERSION else ""
+            raise ModelFileError(
+                f"{path}: unknown version {version}, this reader knows {VERSION}{note}"
+            )
+        as_big = need(swapped)  # the counts read big-endian fit this file's length exactly
+        note = endian if as_big is not None and as_big[0] == size else ""
         config = ModelConfig(*fields)
         try:
             config.validate()
         except ValueError as e:
-            raise ModelFileError(f"{path}: invalid config {config}: {e}") from None
-        shapes = parameter_shapes(config)
-        want = _HEADER.size + 4 * sum(math.prod(s) for _, s in shapes)
+            raise ModelFileError(f"{path}: invalid config {config}: {e}{note}") from None
+        want, base, per_layer = need(fields) or (0, 0, 0)
         if size != want:
             kind = "truncated" if size < want else "over-long"
-            raise ModelFileError(f"{path}: {kind}: {size} bytes, the header's config needs {want}")
+            if want > 2 * size:  # not a lost tail: counts far beyond the file, name them
+                counts = ", ".join(
+                    f"{k.name}={v}" for k, v in zip(dc_fields(config), fields, strict=True)
+                )
+                note = (
+                    f" ({_HEADER.size} bytes of header, {base} outside the layers and "
+                    f"{per_layer} per layer, for {counts}){note}"
+                )
+            raise ModelFileError(
+                f"{path}: {kind}: {size} bytes, the header's config needs {want}{note}"
+            )
+        shapes = parameter_shapes(config)
         flat = np.frombuffer(f.read(want - _HEADER.size), dtype="<f4")
     model = GPTModel(config)
     state, at = {}, 0

@@ -18,7 +18,7 @@ instead of silently poisoning the weights.
 
 Deliberately not here: the terminal display (`grader/commands/train.py`), the corpus
 (`framework.corpus`), the model and its backward pass (`framework.model`,
-`framework.backward`).
+`framework.gpt`).
 
 Example:
     >>> TrainConfig(steps=10).tokens_per_step
@@ -32,9 +32,9 @@ import math
 import os
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -303,8 +303,3 @@ def train(
     if checkpoint and step > start_step:
         checkpoint(step)
     return TrainResult(step, loss, val_loss, time.perf_counter() - started, interrupted, history)
-
-
-def config_json(config: TrainConfig) -> dict[str, Any]:
-    """The config as a JSON-able dict (for logs and summaries)."""
-    return asdict(config)

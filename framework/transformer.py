@@ -10,8 +10,12 @@ and adds the sub-layer's (the C course dropped the attention residual's share)::
 
 `BlockWeights` is the block's parameters as plain numpy arrays (float32 views of a
 `TransformerBlock`, or float64 copies for gradient checks) with Q, K and V fused.
+`run_blocks` is the stack, "a block, then the next": the one loop every forward of the GPT
+runs its blocks through (`framework.gpt`, `framework.decode_step`, `grader.mine.forward`),
+each supplying its own block step.
 
-Not here: Post-LN, dropout, parallel attention/FFN layouts.
+Not here: Post-LN, dropout, parallel attention/FFN layouts, the embedding and the head
+(`framework.gpt`).
 
 Example:
     >>> blk = TransformerBlock(8, 2, 32)
@@ -21,9 +25,9 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -33,6 +37,7 @@ from framework.attention import (
     MultiHeadAttention,
     attention_backward,
     attention_forward,
+    attention_forward_kv,
 )
 from framework.ffn import FFN, FFNActivations, ffn_backward, ffn_forward
 from framework.layernorm import (
@@ -53,9 +58,13 @@ __all__ = [
     "block_backward",
     "block_forward",
     "block_output",
+    "block_output_kv",
+    "run_blocks",
 ]
 
 Array = NDArray[Any]
+BlockT = TypeVar("BlockT")  # what one layer is to its step: weights, a module, folded arrays
+StreamT = TypeVar("StreamT")  # the residual stream: an array or a Tensor
 
 
 @dataclass
@@ -122,6 +131,38 @@ def block_output(x: Array, w: BlockWeights, mask: Array | None) -> Array:
                       w.w1, w.b1, w.w2, w.b2)[0]  # fmt: skip
     out += h  # (..., T, H)
     return out
+
+
+def block_output_kv(x: Array, w: BlockWeights, keys: Array, values: Array, start: int) -> Array:
+    """`block_output` for positions start…start+S−1 of one sequence `x` [S, H], with a cache.
+
+    Writes this call's K/V rows into one cache layer `keys`/`values` [max_seq_len, H] and
+    attends over its rows 0…start+S−1 (`attention_forward_kv`); the caller checks room.
+    """
+    a = layernorm_forward(x, w.ln1_gamma, w.ln1_beta, w.eps)[0]  # (S, H)
+    h = attention_forward_kv(a, w.w_qkv, w.w_o, w.num_heads, keys, values, start)  # (S, H)
+    h += x
+    out = ffn_forward(layernorm_forward(h, w.ln2_gamma, w.ln2_beta, w.eps)[0],
+                      w.w1, w.b1, w.w2, w.b2)[0]  # fmt: skip
+    out += h  # (S, H)
+    return out
+
+
+def run_blocks(
+    blocks: Iterable[BlockT], x: StreamT, block: Callable[[int, BlockT, StreamT], StreamT]
+) -> StreamT:
+    """The stack: `x = block(l, blocks[l], x)` for l = 0 … L−1, bottom first; returns the last x.
+
+    `block` says what one layer does on this path (keep activations or not, use a KV cache
+    at layer l, call a student's pieces); the order of the layers is written only here.
+
+    Example:
+        >>> run_blocks([1, 2, 3], 0, lambda layer, b, x: 10 * x + b)
+        123
+    """
+    for layer, weights in enumerate(blocks):
+        x = block(layer, weights, x)
+    return x
 
 
 def block_backward(

@@ -1,4 +1,4 @@
-"""framework.backward and GPTModel.forward_batch/backward: every parameter tensor of a tiny
+"""framework.gpt and GPTModel.forward_batch/backward: every parameter tensor of a tiny
 model against float64 central differences, and the training pass's own contract."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from framework import GPTModel, ModelConfig, init_weights, tiny_config
-from framework.backward import GPTWeights, gpt_backward, gpt_forward
+from framework.gpt import GPTWeights, gpt_backward, gpt_forward
 
 TINY = ModelConfig(11, 8, 2, 2, 16, 8)  # V, H, heads, layers, F, max_seq_len
 

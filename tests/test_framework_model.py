@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import struct
+import time
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +21,7 @@ from framework import (
     model_save,
     tiny_config,
 )
-from framework.backward import parameter_shapes
+from framework.gpt import parameter_shapes
 from framework.model import ModelFileError
 
 PRESETS = [
@@ -216,6 +217,34 @@ def test_load_refuses_bad_files_saying_which(tmp_path: Path, header, body_len, m
     path = write(tmp_path / "bad.bin", header, bytes(body_len))
     with pytest.raises(ModelFileError, match=match):
         model_load(path)
+
+
+@pytest.mark.parametrize("version", ["<I", ">I"], ids=["version-le", "version-be"])
+def test_load_refuses_a_big_endian_header_at_once(tmp_path: Path, version: str) -> None:
+    # 5 layers and max_seq_len 64 read little-endian: 83,886,080 layers of a valid config.
+    # The length must be checked from the counts, not by listing 84 M layers' shapes.
+    cfg = ModelConfig(260, 64, 4, 5, 256, 64)
+    model = GPTModel(cfg)
+    init_weights(model, seed=0)
+    model_save(model, tmp_path / "m.bin")
+    body = (tmp_path / "m.bin").read_bytes()[32:]
+    header = (
+        struct.pack("<I", 0x4D4C4C4D)
+        + struct.pack(version, 1)
+        + struct.pack(">6i", *cfg.as_tuple())
+    )
+    path = tmp_path / "be.bin"
+    path.write_bytes(header + body)
+    start = time.perf_counter()
+    match = (
+        "unknown version 16777216.*big-endian"
+        if version == ">I"
+        else rf"truncated: {32 + len(body)} bytes, the header's config needs \d+ .*"
+        r"num_layers=83886080.*big-endian"
+    )
+    with pytest.raises(ValueError, match=match):
+        model_load(path)
+    assert time.perf_counter() - start < 1.0
 
 
 def test_load_refuses_a_file_shorter_than_the_header(tmp_path: Path) -> None:

@@ -12,6 +12,9 @@ step by step::
             p = softmax(s);  ctx_h = p @ v_h                               (lab04)
     logits = layernorm(x, final_ln) @ lm_head                              (lab05)
 
+The blocks run through the framework's `run_blocks` (the loop every forward uses); the
+block step points the layer's attention at the cache and calls the pieces.
+
 Each step calls the function `Pieces` holds: the student's or the framework's. A value a
 student function returns is checked before the next step uses it (a Tensor or array of
 the expected shape, finite), so a wrong one is named by `PieceError` instead of breaking
@@ -35,7 +38,7 @@ from framework.kv_cache import KVCache
 from framework.model import GPTModel
 from framework.module import array_of
 from framework.tensor import Tensor, tensor_from
-from framework.transformer import TransformerBlock
+from framework.transformer import TransformerBlock, run_blocks
 from grader.mine.pieces import PieceError, Pieces
 
 __all__ = ["PiecesAttention", "PiecewiseModel", "result_array", "wired_block"]
@@ -184,15 +187,16 @@ class PiecewiseModel(GPTModel):
         )
         x = tensor_from(w_tok[idx] + w_pos[start_pos : start_pos + s])  # (S, H)
         mask = create_causal_mask(s)  # (S, S)
-        for attn, block in zip(self.attention, self.proxies, strict=True):
-            attn.bind(kv_cache, start_pos)
+
+        def step(layer: int, block: TransformerBlock, x: Tensor) -> Tensor:
+            self.attention[layer].bind(kv_cache, start_pos)
             if p.block_forward is None:
-                x = wired_block(p, block, x, mask)
-            else:
-                out = p.block_forward(block, x, mask)
-                x = tensor_from(
-                    result_array(out, (s, self.config.hidden_dim), "block", "block_forward")
-                )
+                return wired_block(p, block, x, mask)  # (S, H)
+            out = p.block_forward(block, x, mask)
+            return tensor_from(result_array(out, (s, self.config.hidden_dim), "block",
+                                            "block_forward"))  # fmt: skip
+
+        x = run_blocks(self.proxies, x, step)  # (S, H)
         ln = self.final_ln
         final = p.layernorm(x, ln.gamma, ln.beta, ln.eps)
         out = result_array(final, tuple(x.shape), "layernorm", "layernorm") @ array_of(self.lm_head)

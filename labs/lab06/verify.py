@@ -15,11 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from framework.backward import parameter_shapes
 from framework.config import ModelConfig
+from framework.gpt import parameter_shapes
 from framework.model import GPTModel, init_weights
-from grader.codec import Build, Handle
-from grader.dsl import Lab, Name, TestContext, tr
+from grader.dsl import Build, Handle, Lab, Name, TestContext, tr
 
 lab = Lab("lab06", "完整 GPT 模型", "The complete GPT model")
 lab.forbid(
@@ -97,7 +96,8 @@ def load_back(t: TestContext, name: tuple[str, str], path: str) -> Any:
     if out.ok and isinstance(out.value, Handle):
         t.check(name, True)
         return out.value
-    message = str((out.exc or {}).get("message", out.kind)).replace(f"{path}: ", "")
+    t.unless_raised(LOAD, out)  # a timeout or a crash is said as any call's is
+    message = (out.error.message or str(out.kind)).replace(f"{path}: ", "")
     t.check(
         name,
         False,

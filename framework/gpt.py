@@ -1,15 +1,23 @@
-"""The training pass of the whole GPT: a batched forward that keeps its activations, and
-the exact backward through every layer.
+"""The GPT as functions of its weights: every forward over token ids, and the exact backward.
 
-    x      = token_embedding[ids] + position_embedding[:T]      # (B, T, H)
-    x      = block_l(x)  for l = 0 … L−1                         # (B, T, H)
-    logits = final_ln(x) @ lm_head                               # (B, T, V)
+    x      = token_embedding[ids] + position_embedding[start_pos : start_pos + T]  # (B, T, H)
+    x      = block_l(x)  for l = 0 … L−1         (`run_blocks`)                     # (B, T, H)
+    logits = final_ln(x) @ lm_head                                                  # (B, T, V)
+
+Three forwards share that one embedding, one loop over the blocks and one head, and
+differ only in their block step: `gpt_logits` keeps nothing (inference over a batch),
+`gpt_logits_kv` writes and reads a `KVCache` (inference over one sequence, from any
+position), `gpt_forward` keeps every block's activations for `gpt_backward` (training).
+`GPTModel` (`framework.model`) holds the weights and calls these; `GPTWeights` is the
+same weights as plain arrays.
 
 `gpt_backward` takes d(loss)/d(logits) — whatever loss the caller uses; for the mean
 cross-entropy over B·T positions that is (softmax − one_hot) / (B·T) — and returns the
-gradient of every parameter, keyed by the names of `GPTModel.parameters()`. The embedding's
-backward is a scatter-add: a token id used several times collects the sum of its rows, and
-the position table's row t collects the gradients of position t over the batch.
+gradient of every parameter, keyed by the names of `GPTModel.parameters()`. It runs the
+forward's lines upwards, each layer's backward sitting beside its forward in that layer's
+module (as in micrograd). The embedding's backward is a scatter-add: a token id used
+several times collects the sum of its rows, and the position table's row t collects the
+gradients of position t over the batch.
 
 Unlike the C course's training pass, this one runs the real attention in the forward, back-
 propagates through softmax and the causal mask, keeps both residual paths, takes GELU's
@@ -17,7 +25,8 @@ derivative at the pre-activation, and sums (never averages or re-sums) over the 
 exactly as `dlogits` says. All functions are dtype-generic: the model trains in float32,
 the gradient checks run the same code on float64 copies.
 
-Not here: the loss, the optimizer, gradient clipping (`framework.loss`, `optimizer`).
+Not here: the loss, the optimizer, gradient clipping (`framework.loss`, `optimizer`), the
+one-token decode step with folded weights (`framework.decode_step`).
 
 Example:
     >>> from framework.config import ModelConfig
@@ -41,7 +50,9 @@ from numpy.typing import NDArray
 
 from framework.attention import causal_mask_array
 from framework.config import ModelConfig
+from framework.kv_cache import KVCache
 from framework.layernorm import LN_EPS, LayerNormActivations, layernorm_backward, layernorm_forward
+from framework.module import array_of
 from framework.transformer import (
     BlockActivations,
     BlockWeights,
@@ -49,6 +60,8 @@ from framework.transformer import (
     block_backward,
     block_forward,
     block_output,
+    block_output_kv,
+    run_blocks,
 )
 
 __all__ = [
@@ -58,6 +71,7 @@ __all__ = [
     "gpt_backward",
     "gpt_forward",
     "gpt_logits",
+    "gpt_logits_kv",
     "parameter_shapes",
 ]
 
@@ -152,20 +166,43 @@ class GPTActivations:
 
 
 def _embed(w: GPTWeights, ids: NDArray[np.integer[Any]], start_pos: int = 0) -> Array:
-    t = ids.shape[-1]
-    x: Array = w.token_embedding[ids]  # (B, T, H)
-    x += w.position_embedding[start_pos : start_pos + t]
+    """token_embedding[ids] + position_embedding[start_pos…] for ids [..., T]; a new array."""
+    x: Array = w.token_embedding[ids]  # (..., T, H)
+    x += w.position_embedding[start_pos : start_pos + ids.shape[-1]]
     return x
+
+
+def _head(w: GPTWeights, x: Array) -> Array:
+    """final_ln(x) @ lm_head: logits [..., T, V] of the last block's output [..., T, H]."""
+    out, _ = layernorm_forward(x, w.final_gamma, w.final_beta, w.eps)  # (..., T, H)
+    return out @ w.lm_head  # (..., T, V)
 
 
 def gpt_logits(w: GPTWeights, ids: NDArray[np.integer[Any]], start_pos: int = 0) -> Array:
     """Logits [B, T, V] for validated ids [B, T] at positions start_pos…, keeping nothing."""
     x = _embed(w, ids, start_pos)  # (B, T, H)
     mask = causal_mask_array(ids.shape[-1], ids.shape[-1], x.dtype)  # (T, T)
-    for bw in w.blocks:
-        x = block_output(x, bw, mask)  # (B, T, H)
-    out, _ = layernorm_forward(x, w.final_gamma, w.final_beta, w.eps)  # (B, T, H)
-    return out @ w.lm_head
+    x = run_blocks(w.blocks, x, lambda _, bw, x: block_output(x, bw, mask))  # (B, T, H)
+    return _head(w, x)  # (B, T, V)
+
+
+def gpt_logits_kv(
+    w: GPTWeights, ids: NDArray[np.integer[Any]], cache: KVCache, start_pos: int
+) -> Array:
+    """Logits [S, V] for validated ids [S] at positions start_pos…, through a KV cache.
+
+    Writes the S positions' keys and values into every layer of `cache` (the caller has
+    checked its size and room), attends over rows 0…start_pos+S−1, and sets every layer's
+    length to start_pos + S.
+    """
+    keys, values = array_of(cache.k), array_of(cache.v)  # (L, max_seq_len, H)
+
+    def block(layer: int, bw: BlockWeights, x: Array) -> Array:
+        return block_output_kv(x, bw, keys[layer], values[layer], start_pos)  # (S, H)
+
+    x = run_blocks(w.blocks, _embed(w, ids, start_pos), block)  # (S, H)
+    cache.lengths[:] = [start_pos + ids.shape[-1]] * len(w.blocks)
+    return _head(w, x)  # (S, V)
 
 
 def gpt_forward(w: GPTWeights, ids: NDArray[np.integer[Any]]) -> tuple[Array, GPTActivations]:
@@ -173,10 +210,14 @@ def gpt_forward(w: GPTWeights, ids: NDArray[np.integer[Any]]) -> tuple[Array, GP
     t = ids.shape[1]
     x = _embed(w, ids)  # (B, T, H)
     mask = causal_mask_array(t, t, x.dtype)  # (T, T)
-    block_acts = []
-    for bw in w.blocks:
-        x, act = block_forward(x, bw, mask)  # (B, T, H)
+    block_acts: list[BlockActivations] = []
+
+    def block(_: int, bw: BlockWeights, x: Array) -> Array:
+        out, act = block_forward(x, bw, mask)  # (B, T, H)
         block_acts.append(act)
+        return out
+
+    x = run_blocks(w.blocks, x, block)  # (B, T, H)
     out, ln_act = layernorm_forward(x, w.final_gamma, w.final_beta, w.eps)  # (B, T, H)
     logits = out @ w.lm_head  # (B, T, V)
     return logits, GPTActivations(ids.astype(np.int64), block_acts, ln_act, out)
@@ -194,7 +235,7 @@ def gpt_backward(dlogits: Array, act: GPTActivations, w: GPTWeights) -> dict[str
     dx = dlogits @ w.lm_head.T  # (B, T, H)
     dx, d_final_gamma, d_final_beta = layernorm_backward(dx, act.final_ln, w.final_gamma)
     block_grads: list[dict[str, Array]] = []
-    for bw, bact in zip(reversed(w.blocks), reversed(act.blocks), strict=True):
+    for bw, bact in zip(reversed(w.blocks), reversed(act.blocks), strict=True):  # top first
         dx, g = block_backward(dx, bact, bw)  # (B, T, H)
         block_grads.append(g)
     d_token = np.zeros_like(w.token_embedding)  # (V, H)
