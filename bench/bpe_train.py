@@ -7,12 +7,18 @@ its 500 merges on 19 KB). Reference: HF `tokenizers` (Rust), trained on the same
 reported as ratios. Skipped with a message when `tokenizers` is not installed
 (`.venv/bin/pip install tokenizers`).
 
-    .venv/bin/python bench/bpe_train.py [--kb 300] [--merges 500] [--runs 3]
+Each run times ours and HF back to back (the order alternates), so the machine's load
+hits both alike; the ratios are medians over runs of the per-run ratio. "Cold" encoding
+starts from an empty cache (ours: a new `BPETokenizer`, built inside the timing; HF: a
+tokenizer reloaded from its JSON), "warm" encodes the same text again.
+
+    .venv/bin/python bench/bpe_train.py [--kb 300] [--merges 500] [--runs 10]
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import re
 import statistics
 import sys
@@ -32,35 +38,31 @@ def corpus_text(kb: int) -> tuple[str, str]:
     """About `kb` KB of text the project makes itself, and where it came from."""
     want = kb * 1024
     try:
-        from framework.corpus import build_corpus  # type: ignore[import-not-found, unused-ignore]
-    except ImportError:
-        build_corpus = None
-    if build_corpus is not None:
-        parts: list[str] = []
-        size, seed = 0, 0
-        while size < want:
-            corpus = build_corpus(seed=seed)
-            for d in [*corpus.train, *corpus.val]:
-                parts.append(d.text)
-                size += len(d.text.encode())
-                if size >= want:
-                    break
-            seed += 1
-        return "".join(parts), "framework.corpus"
-    files = sorted(ROOT.glob("labs/lab*/TASK*.md")) + sorted(ROOT.glob("framework/*.py"))
-    text = "".join(p.read_text(encoding="utf-8") for p in files)
-    while len(text.encode()) < want:
-        text += text
-    return text.encode()[:want].decode("utf-8", errors="ignore"), "handouts + framework sources"
+        from framework.corpus import build_corpus
+    except ImportError:  # a checkout without the course corpus: the handouts instead
+        files = sorted(ROOT.glob("labs/lab*/TASK*.md")) + sorted(ROOT.glob("framework/*.py"))
+        text = "".join(p.read_text(encoding="utf-8") for p in files)
+        while len(text.encode()) < want:
+            text += text
+        return text.encode()[:want].decode("utf-8", errors="ignore"), "handouts + sources"
+    parts: list[str] = []
+    size, seed = 0, 0
+    while size < want:
+        corpus = build_corpus(seed=seed)
+        for d in [*corpus.train, *corpus.val]:
+            parts.append(d.text)
+            size += len(d.text.encode())
+            if size >= want:
+                break
+        seed += 1
+    return "".join(parts), "framework.corpus"
 
 
-def median_time(fn: Callable[[], Any], runs: int) -> tuple[float, Any]:
-    samples, out = [], None
-    for _ in range(runs):
-        start = time.perf_counter()
-        out = fn()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples), out
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    """Seconds `fn()` takes, and what it returns."""
+    start = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - start, out
 
 
 def hf_tokenizer(chunks: list[str], merges: int, words: bool = False) -> Any:
@@ -82,48 +84,91 @@ def hf_tokenizer(chunks: list[str], merges: int, words: bool = False) -> Any:
     return tok
 
 
+def goal(name: str, ratio: float, ok: bool, want: str) -> str:
+    return f"  {name}: {ratio:.2f}x ({want}): goal {'met' if ok else 'NOT met'}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kb", type=int, default=300)
     parser.add_argument("--merges", type=int, default=500)
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=10)
     args = parser.parse_args()
     text, source = corpus_text(args.kb)
     size = len(text.encode())
-    runs = f"median of {args.runs}"
-    print(f"corpus: {size / 1024:.0f} KB from {source}; {args.merges} merges; {runs}")
-
-    t_train, tok = median_time(lambda: BPETokenizer.train(text, args.merges), args.runs)
-    # cold: a fresh tokenizer (empty piece cache) per run; warm: the same text again
-    t_enc, ids = median_time(lambda: BPETokenizer(tok.merges).encode(text), args.runs)
-    t_warm, _ = median_time(lambda: tok.encode(text), args.runs)
-    t_dec, back = median_time(lambda: tok.decode(ids, keep_tags=True), args.runs)
-    assert back == text, "the round trip failed"
-    print(f"  ours: train {t_train:.2f} s ({len(tok.merges)} merges), "
-          f"encode {size / t_enc / 1e6:.2f} MB/s (warm cache {size / t_warm / 1e6:.2f}), "
-          f"decode {size / t_dec / 1e6:.2f} MB/s, {size / len(ids):.2f} bytes per id")  # fmt: skip
-
-    try:
-        import tokenizers  # noqa: F401
-    except ImportError:
-        print("  HF tokenizers: not installed, skipped (.venv/bin/pip install tokenizers)")
-        return
+    print(f"corpus: {size / 1024:.0f} KB from {source}; {args.merges} merges; "
+          f"{args.runs} runs, ours and HF interleaved (the order alternates), medians")  # fmt: skip
+    have_hf = importlib.util.find_spec("tokenizers") is not None
+    if not have_hf:
+        print("  HF tokenizers: not installed, ours only (.venv/bin/pip install tokenizers)")
     tags = "|".join(re.escape(t) for t in CHAT_TAGS)
     chunks = [p for p in re.split(tags, text) if p]
     n_tags = len(re.findall(tags, text))  # one id each in ours: count them for HF too
-    t_hf, hf = median_time(lambda: hf_tokenizer(chunks, args.merges), args.runs)
-    t_hf_enc, enc = median_time(lambda: hf.encode_batch(chunks), args.runs)
-    hf_ids = sum(len(e.ids) for e in enc) + n_tags
-    print(f"  HF tokenizers: train {t_hf:.2f} s, encode {size / t_hf_enc / 1e6:.2f} MB/s, "
-          f"{size / hf_ids:.2f} bytes per id")  # fmt: skip
-    print(f"  ratios (ours / HF): train time {t_train / t_hf:.2f}x, "
-          f"encode throughput {t_hf_enc / t_enc:.2f}x")  # fmt: skip
-    t_w, hf_w = median_time(lambda: hf_tokenizer(chunks, args.merges, words=True), args.runs)
-    t_w_enc, enc = median_time(lambda: hf_w.encode_batch(chunks), args.runs)
-    w_ids = sum(len(e.ids) for e in enc) + n_tags
-    print(f"  HF with GPT-2 word splitting: train {t_w:.2f} s, encode "
-          f"{size / t_w_enc / 1e6:.2f} MB/s, {size / w_ids:.2f} bytes per id; ours / it: "
-          f"train time {t_train / t_w:.1f}x, encode throughput {t_w_enc / t_enc:.2f}x")  # fmt: skip
+
+    def ours() -> dict[str, float]:
+        t: dict[str, float] = {}
+        t["train"], tok = timed(lambda: BPETokenizer.train(text, args.merges))
+        # cold: a fresh tokenizer (empty caches, built inside the timing); warm: again
+        t["encode"], fresh = timed(
+            lambda: (lambda f: (f, f.encode(text)))(BPETokenizer(tok.merges))
+        )
+        t["warm"], _ = timed(lambda: fresh[0].encode(text))
+        t["decode"], back = timed(lambda: tok.decode(fresh[1], keep_tags=True))
+        assert back == text, "the round trip failed"
+        t["ids"], t["merges"] = len(fresh[1]), len(tok.merges)
+        return t
+
+    def hf() -> dict[str, float]:
+        from tokenizers import Tokenizer
+
+        t: dict[str, float] = {}
+        t["train"], tok = timed(lambda: hf_tokenizer(chunks, args.merges))
+        fresh = Tokenizer.from_str(tok.to_str())  # cold: an empty cache, as ours
+        t["encode"], enc = timed(lambda: fresh.encode_batch(chunks))
+        t["warm"], _ = timed(lambda: fresh.encode_batch(chunks))
+        t["ids"] = sum(len(e.ids) for e in enc) + n_tags
+        t["train_words"], tok_w = timed(lambda: hf_tokenizer(chunks, args.merges, words=True))
+        fresh_w = Tokenizer.from_str(tok_w.to_str())
+        t["encode_words"], enc = timed(lambda: fresh_w.encode_batch(chunks))
+        t["ids_words"] = sum(len(e.ids) for e in enc) + n_tags
+        return t
+
+    rows: dict[str, list[dict[str, float]]] = {"ours": [], "hf": []}
+    for run in range(args.runs):
+        sides = [("ours", ours), ("hf", hf)] if have_hf else [("ours", ours)]
+        for name, fn in sides if run % 2 == 0 else sides[::-1]:
+            rows[name].append(fn())
+
+    def med(name: str, key: str) -> float:
+        return statistics.median(r[key] for r in rows[name])
+
+    def ratio(key: str, hf_key: str | None = None, speed: bool = False) -> float:
+        """Median over runs of ours / HF (time) or HF / ours (throughput), run by run."""
+        pairs = zip(rows["ours"], rows["hf"], strict=True)
+        hk = hf_key or key
+        return statistics.median(h[hk] / o[key] if speed else o[key] / h[hk] for o, h in pairs)
+
+    mb = size / 1e6
+    print(f"  ours: train {med('ours', 'train'):.3f} s ({med('ours', 'merges'):.0f} merges), "
+          f"encode {mb / med('ours', 'encode'):.2f} MB/s (warm cache "
+          f"{mb / med('ours', 'warm'):.2f}), decode {mb / med('ours', 'decode'):.2f} MB/s, "
+          f"{size / med('ours', 'ids'):.2f} bytes per id")  # fmt: skip
+    if not have_hf:
+        return
+    print(f"  HF tokenizers: train {med('hf', 'train'):.3f} s, encode "
+          f"{mb / med('hf', 'encode'):.2f} MB/s (warm cache {mb / med('hf', 'warm'):.2f}), "
+          f"{size / med('hf', 'ids'):.2f} bytes per id")  # fmt: skip
+    print(f"  HF with GPT-2 word splitting (another segmentation, for scale): train "
+          f"{med('hf', 'train_words'):.3f} s, encode {mb / med('hf', 'encode_words'):.2f} MB/s, "
+          f"{size / med('hf', 'ids_words'):.2f} bytes per id")  # fmt: skip
+    print(f"ratios, ours / HF, median of {args.runs} interleaved runs:")
+    train = ratio("train")
+    print(goal("train time", train, train <= 1.0, "goal <= 1.0"))
+    enc = ratio("encode", speed=True)
+    print(goal("encode throughput, both cold", enc, enc >= 1.0, "goal >= 1.0"))
+    cold_warm = ratio("encode", "warm", speed=True)
+    print(f"  encode throughput, ours cold / HF warm: {cold_warm:.2f}x; "
+          f"both warm: {ratio('warm', speed=True):.2f}x")  # fmt: skip
 
 
 if __name__ == "__main__":

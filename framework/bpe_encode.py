@@ -10,7 +10,8 @@ same work two ways faster than replaying the merges one by one:
 - safe cuts: if the two bytes x y never meet *inside* any merged token (no merge joins a
   token ending in x to one starting with y), no token can span the boundary between
   them, so the bytes can be cut there and each piece encoded alone. Pieces repeat in real
-  text, so each one's ids are cached.
+  text, so each one's ids are cached, and so are those of each whole short input (a chat
+  message between two tags often recurs verbatim): a repeat costs one dict look-up.
 
 What this module deliberately does not do: no text handling (UTF-8, chat tags: that is
 `BPETokenizer`), no training (`framework.bpe_train`).
@@ -37,6 +38,8 @@ __all__ = ["BytePairEncoder"]
 
 _OFFSET = 4  # byte b is id b + 4
 _CACHE_LIMIT = 1 << 16  # pieces kept; the cache is emptied when it is full
+_WHOLE = 1024  # an input up to this many bytes is cached whole too (a chat message)
+_SHORT = 256  # below this many bytes the cuts are found in Python, above with numpy
 
 
 class BytePairEncoder:
@@ -52,27 +55,38 @@ class BytePairEncoder:
         for a, b in merges:
             self.joins[ends[a][1] * 256 + ends[b][0]] = True
             ends.append((ends[a][0], ends[b][1]))
-        self.cache: dict[bytes, list[int]] = {}
+        self._joins = self.joins.tobytes()  # the same table, faster to index from Python
+        self.cache: dict[bytes, list[int]] = {}  # a piece, or a whole short input: its ids
 
     def encode(self, data: bytes) -> list[int]:
         """The ids of `data`: byte + 4, merged by rank. Equal to replaying every merge."""
+        if (ids := self.cache.get(data)) is not None:
+            return ids[:]
         if len(data) < 2 or not self.ranks:
             return [b + _OFFSET for b in data]
-        arr = np.frombuffer(data, dtype=np.uint8).astype(np.int64)  # (n,)
-        safe = ~self.joins[arr[:-1] * 256 + arr[1:]]  # (n-1,) no token spans i | i+1
-        bounds = [0, *(np.flatnonzero(safe) + 1).tolist(), len(data)]
+        if len(data) < _SHORT:
+            joins = self._joins
+            cuts = [k for k in range(1, len(data)) if not joins[data[k - 1] << 8 | data[k]]]
+        else:
+            arr = np.frombuffer(data, dtype=np.uint8).astype(np.int64)  # (n,)
+            cuts = (np.flatnonzero(~self.joins[arr[:-1] * 256 + arr[1:]]) + 1).tolist()
         out: list[int] = []
         cache = self.cache
-        for start, end in itertools.pairwise(bounds):
+        for start, end in itertools.pairwise([0, *cuts, len(data)]):
             piece = data[start:end]
-            ids = cache.get(piece)
-            if ids is None:
-                ids = self.merge([b + _OFFSET for b in piece])
-                if len(cache) >= _CACHE_LIMIT:
-                    cache.clear()
-                cache[piece] = ids
+            if (ids := cache.get(piece)) is None:
+                ids = self._remember(piece, self.merge([b + _OFFSET for b in piece]))
             out += ids
+        if len(data) <= _WHOLE and cuts:
+            self._remember(data, out[:])
         return out
+
+    def _remember(self, data: bytes, ids: list[int]) -> list[int]:
+        """Cache `ids` as the encoding of `data` (emptying a full cache first)."""
+        if len(self.cache) >= _CACHE_LIMIT:
+            self.cache.clear()
+        self.cache[data] = ids
+        return ids
 
     def merge(self, ids: list[int]) -> list[int]:
         """Merge the lowest-ranked pair present, left to right, until none is a merge."""

@@ -22,10 +22,11 @@ words, unlike GPT-2), so a merge may cross a space; the only boundaries are the 
 boundaries the caller gives (`BPETokenizer` cuts text at its special chat tags).
 
 Where the idea comes from: karpathy/minbpe (`get_stats`, `merge`, ties by first
-insertion) and the C course's `bpe_train`; the incremental update (an index from each pair
-to the positions where it occurs, and a lazy max-heap) is the textbook speed-up used by
-SentencePiece and HF tokenizers, so the work per merge is proportional to the pair's
-occurrences, not to the corpus.
+insertion) and the C course's `bpe_train`; the incremental update is the textbook speed-up
+used by SentencePiece and HF tokenizers: identical chunks are counted once with their
+frequency (a chat corpus repeats many messages), an index maps each pair to the positions
+where it occurs, and a max-heap with lazy deletion finds the best pair, so the work per
+merge is proportional to the pair's occurrences in the distinct chunks, not to the corpus.
 
 Example:
     >>> count_pairs([1, 2, 3, 1, 2])
@@ -39,6 +40,8 @@ Example:
 from __future__ import annotations
 
 import heapq
+import itertools
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -154,91 +157,140 @@ def merge_pair(ids: Sequence[int], pair: tuple[int, int], new_id: int) -> list[i
 
 
 class _PairIndex:
-    """The sequence as a linked list over original positions, and where each pair occurs.
+    """The distinct chunks laid end to end as a linked list, and where each pair occurs.
 
-    Position i keeps its index while neighbours merge into it, so "comes first in the
-    current sequence" is "has the smallest position". `first[p]` is a lower bound of the
-    first position of pair p (exact unless p is in `stale`); heap entries
-    ``(-count, first, pair)`` are never worse than the truth and are fixed when popped.
+    Identical chunks are stored once, in order of first appearance, and each position
+    weighs as many times as its chunk occurs (`wt`): a pair's count is the sum of the
+    weights of its positions. Position i keeps its index while neighbours merge into it,
+    so "comes first in the whole sequence" is "has the smallest position" (the first copy
+    of a chunk precedes every later one). A pair ``(a, b)`` is keyed by the int
+    ``a * span + b`` (faster to hash than a tuple).
+
+    Deletion is lazy: `occ[key]` lists, in ascending order, every position where the pair
+    started at some time; it still starts there if `_starts` says so (once gone, a pair
+    never comes back at a position: a new adjacency always holds the newest id). `count`
+    is exact. A heap entry ``(-count, first, key)`` is never worse than the truth, as
+    counts only fall and first positions only move right, except for the pairs a merge
+    creates, which get one entry each.
     """
 
-    def __init__(self, chunks: Sequence[Sequence[int]]) -> None:
-        parts = [_as_ids(c, f"chunks[{i}]") for i, c in enumerate(chunks)]
-        tok = np.concatenate([np.zeros(0, np.int64), *parts])  # (N,)
-        ends = np.cumsum([0] + [p.size for p in parts])[1:] - 1  # last position of each chunk
-        nxt = np.arange(1, tok.size + 1)  # (N,)
-        nxt[ends[ends >= 0]] = -1
-        prv = np.full(tok.size, -1)  # (N,)
-        prv[nxt[nxt >= 0]] = np.flatnonzero(nxt >= 0)
+    def __init__(self, words: dict[tuple[int, ...], int], span: int) -> None:
+        sizes = [len(w) for w in words]
+        tok = np.fromiter(itertools.chain.from_iterable(words), np.int64, sum(sizes))  # (N,)
+        wt = np.repeat(np.fromiter(words.values(), np.int64, len(words)), sizes)  # (N,)
+        ends = np.cumsum(sizes, dtype=np.int64) - 1  # (W,) last position of each chunk
+        nxt, prv = np.arange(1, tok.size + 1), np.arange(-1, tok.size - 1)  # (N,)
+        nxt[ends], prv[ends + 1 - np.asarray(sizes, dtype=np.int64)] = -1, -1
+        self.span = span
         self.tok, self.nxt, self.prv = tok.tolist(), nxt.tolist(), prv.tolist()
-        self.occ: dict[Pair, set[int]] = {}
-        self.first: dict[Pair, int] = {}
-        self.stale: set[Pair] = set()
+        self.wt: list[int] = wt.tolist()
+        self.occ: dict[int, list[int]] = {}
+        self.count: dict[int, int] = {}
         left = np.flatnonzero(nxt >= 0)  # (P,) positions that start a pair
-        codes = tok[left] * (int(tok.max(initial=0)) + 1) + tok[nxt[left]]  # (P,)
-        order = np.argsort(codes, kind="stable")  # (P,) grouped by pair, positions ascending
-        bounds = np.flatnonzero(np.diff(codes[order])) + 1
-        for group in np.split(left[order], bounds) if left.size else ():
-            pos = group.tolist()
-            pair = (self.tok[pos[0]], self.tok[self.nxt[pos[0]]])
-            self.occ[pair], self.first[pair] = set(pos), pos[0]
-        self.heap = [(-len(s), self.first[p], p) for p, s in self.occ.items() if len(s) > 1]
+        order = left[np.lexsort((tok[left + 1], tok[left]))]  # (P,) by pair, then position
+        cut = np.flatnonzero(np.diff(tok[order]) | np.diff(tok[order + 1])) + 1
+        pos, starts = order.tolist(), [0, *cut.tolist()] if order.size else []
+        counts = np.add.reduceat(wt[order], starts).tolist() if starts else []
+        self.heap: list[tuple[int, int, int]] = []
+        for s, e, n in zip(starts, [*starts[1:], len(pos)][: len(starts)], counts, strict=True):
+            key = self.tok[pos[s]] * span + self.tok[pos[s] + 1]
+            self.occ[key], self.count[key] = pos[s:e], n
+            if n > 1:
+                self.heap.append((-n, pos[s], key))
         heapq.heapify(self.heap)
+
+    def _starts(self, i: int, key: int) -> bool:
+        """Whether the pair `key` starts at position i now."""
+        a, b = divmod(key, self.span)
+        j = self.nxt[i]
+        return self.tok[i] == a and j >= 0 and self.tok[j] == b
 
     def best(self) -> Pair | None:
         """The most frequent pair (ties: smallest first position), or None below 2."""
-        while self.heap:
-            neg, first, pair = self.heap[0]
-            found = self.occ.get(pair, ())
-            if len(found) < 2:
-                heapq.heappop(self.heap)
-                continue
-            if pair in self.stale:
-                self.first[pair] = min(found)
-                self.stale.discard(pair)
-            if -neg == len(found) and first == self.first[pair]:
-                return pair
-            heapq.heapreplace(self.heap, (-len(found), self.first[pair], pair))
+        heap, count = self.heap, self.count
+        while heap:
+            neg, first, key = heap[0]
+            n = count.get(key, 0)
+            if n < 2:
+                heapq.heappop(heap)
+            elif -neg != n:
+                heapq.heapreplace(heap, (-n, first, key))  # first: still a lower bound
+            elif self._starts(first, key):
+                a, b = divmod(key, self.span)  # a lower bound where it starts: the first
+                return a, b
+            else:
+                found = self.occ[key]
+                del found[: next(k for k, i in enumerate(found) if self._starts(i, key))]
+                heapq.heapreplace(heap, (neg, found[0], key))
         return None
 
     def merge(self, pair: Pair, new_id: int) -> None:
         """Replace each occurrence of `pair`, left to right, and update the counts.
 
-        Pairs that lose an occurrence keep their heap entries (now optimistic); the new
-        pairs, which all contain `new_id`, get one exact entry each at the end. A pair
-        never gains occurrences after the step that creates it, so this is all.
+        The pairs that lose an occurrence keep their heap entries (now optimistic). The
+        new pairs all contain `new_id`: `made` lists their positions (ascending, as the
+        scan goes left to right); they are counted and join `occ` at the end.
         """
         a, b = pair
-        tok, nxt, prv, occ, stale = self.tok, self.nxt, self.prv, self.occ, self.stale
-        made: set[Pair] = set()
-        for i in sorted(occ.pop(pair)):
+        tok, nxt, prv, wt, count, span = (
+            self.tok,
+            self.nxt,
+            self.prv,
+            self.wt,
+            self.count,
+            self.span,
+        )
+        key = a * span + b
+        made: dict[int, list[int]] = {}
+        gone: dict[int, int] = {}  # weight of the made pairs lost again (a b a b, a a a a)
+        for i in self.occ.pop(key):
             j = nxt[i]
             if tok[i] != a or j < 0 or tok[j] != b:
-                continue  # consumed by the previous occurrence (a run like a a a)
-            p, c = prv[i], nxt[j]
+                continue  # gone, or consumed by the previous occurrence (a a a)
+            w, p, c = wt[i], prv[i], nxt[j]
             tok[i], tok[j], nxt[i] = new_id, -1, c
             if p >= 0:
-                old = (tok[p], a)
-                occ.get(old, set()).discard(p)
-                stale.add(old)  # its first position may have moved right
-                occ.setdefault(new := (tok[p], new_id), set()).add(p)
-                made.add(new)
-            if c >= 0:
+                if (t := tok[p]) == new_id:  # p merged just before: (new_id, a) is gone
+                    gone[t * span + a] = gone.get(t * span + a, 0) + w
+                else:
+                    count[t * span + a] -= w
+                if (found := made.get(new := t * span + new_id)) is None:
+                    made[new] = [p]
+                else:
+                    found.append(p)
+            if c >= 0:  # not merged yet: tok[c] != new_id
                 prv[c] = i
-                old = (b, tok[c])
-                occ.get(old, set()).discard(j)
-                stale.add(old)
-                occ.setdefault(new := (new_id, tok[c]), set()).add(i)
-                made.add(new)
-        for new in made:
-            if len(found := occ[new]) > 1:
-                self.first[new] = min(found)
-                stale.discard(new)
-                heapq.heappush(self.heap, (-len(found), self.first[new], new))
+                count[b * span + tok[c]] -= w
+                if (found := made.get(new := new_id * span + tok[c])) is None:
+                    made[new] = [i]
+                else:
+                    found.append(i)
+        del count[key]
+        for new, found in made.items():
+            n = sum(map(wt.__getitem__, found)) - gone.get(new, 0)
+            self.occ[new], count[new] = found, n
+            if n > 1:
+                heapq.heappush(self.heap, (-n, found[0], new))
 
-    def sequence(self) -> list[int]:
-        """The current ids of all chunks, concatenated."""
-        return [t for t in self.tok if t >= 0]
+
+def _distinct(chunks: Sequence[Sequence[int]]) -> dict[tuple[int, ...], int]:
+    """Each distinct non-empty chunk as a tuple of ints, and how often it occurs, in order
+    of first appearance; a chunk that is not a flat sequence of non-negative ints is refused."""
+    chunks = list(chunks)
+    plain = all(type(c) is list or type(c) is tuple for c in chunks)
+    if plain and set(map(type, itertools.chain.from_iterable(chunks))) <= {int}:
+        words = Counter(map(tuple, chunks))  # all Python ints: only the signs to check
+    else:
+        words = Counter(_checked(c, k) for k, c in enumerate(chunks))
+    if min(map(min, filter(None, words)), default=0) < 0:
+        for k, c in enumerate(chunks):
+            _checked(c, k)  # raises for the first chunk with a negative id
+    return {w: n for w, n in words.items() if w}
+
+
+def _checked(chunk: Any, k: int) -> tuple[int, ...]:
+    """`chunks[k]` checked by `_as_ids`, as a tuple of Python ints."""
+    return tuple(_as_ids(chunk, f"chunks[{k}]").tolist())
 
 
 def train_merges(chunks: Sequence[Sequence[int]], num_merges: int, first_id: int) -> list[Pair]:
@@ -268,10 +320,11 @@ def train_merges(chunks: Sequence[Sequence[int]], num_merges: int, first_id: int
             raise TypeError(f"{name} must be an int, got {type(v).__name__} {v!r}")
     if num_merges < 0:
         raise ValueError(f"num_merges must be >= 0, got {num_merges}")
-    index = _PairIndex(chunks)
-    top = max(index.tok, default=-1)
+    words = _distinct(chunks)
+    top = max(map(max, words), default=-1)
     if first_id <= top:
         raise ValueError(f"first_id must be above every id in chunks ({top}), got {first_id}")
+    index = _PairIndex(words, span=int(first_id) + num_merges)
     merges: list[Pair] = []
     while len(merges) < num_merges and (pair := index.best()) is not None:
         index.merge(pair, int(first_id) + len(merges))
