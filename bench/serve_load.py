@@ -1,14 +1,18 @@
 """Load on `minillm serve`, on the loopback interface only, bounded in count and time.
 
 Starts `minillm serve` in a child process with a randomly initialised default-size model
-(the protocol is under test, not the replies), then:
+(the protocol is under test, not the replies), then, at the default settings:
 
 1. 200 concurrent ``GET /health``: every one must be 200;
-2. 20 concurrent chat requests (32 new tokens each), once with the default queue (4 may
-   wait: the rest get a deliberate 503 with Retry-After) and once with a queue of 20 (all
-   are served, one after another);
+2. a burst of 16 concurrent chat requests (32 new tokens each): all 16 must be served;
 3. 1,000 malformed requests (garbage, bad lines, bad JSON, oversized bodies, stalls cut
-   short), 50 at a time: each must get its 4xx, and the server must still answer after.
+   short), 50 at a time: each must get its 4xx, and the server must still answer after;
+4. slowloris: 300 connections that send a request head one byte every 2 s, reconnecting
+   whenever the server closes them, for `DRIP_SECONDS`; meanwhile normal requests
+   (``GET /health`` and a few chats) must all be served;
+
+and once more with ``--queue 2``: 20 concurrent chats, where the refused ones get a 503
+whose ``Retry-After`` comes from the measured backlog.
 
 Prints p50/p99 latency per phase and exits 1 if any answer is not the one expected or the
 server died. Every socket has a timeout and the whole run a deadline (`DEADLINE` s).
@@ -40,29 +44,20 @@ from framework.model import GPTModel, init_weights, model_save  # noqa: E402
 HOST = "127.0.0.1"  # loopback only
 DEADLINE = 300.0  # seconds for the whole run
 TIMEOUT = 60.0  # seconds per request
+DRIPPERS = 300  # slowloris connections
+DRIP_SECONDS = 15.0  # how long they drip (the server's head deadline is 10 s)
+DRIP_EVERY = 2.0  # seconds between two bytes of a dripping head
 
 
-def start_server(model: Path, queue: int) -> tuple[subprocess.Popen[str], int]:
+def start_server(model: Path, *extra: str) -> tuple[subprocess.Popen[str], int]:
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "grader",
-            "serve",
-            str(model),
-            "--host",
-            HOST,
-            "--port",
-            "0",
-            "--queue",
-            str(queue),
-            "--quiet",
-        ],
+        [sys.executable, "-m", "grader", "serve", str(model), "--host", HOST, "--port", "0",
+         "--quiet", *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         cwd=ROOT,
-    )
+    )  # fmt: skip
     assert proc.stdout is not None
     for _ in range(10):
         if m := re.search(r"chat page\s+http://127\.0\.0\.1:(\d+)/", proc.stdout.readline()):
@@ -71,9 +66,10 @@ def start_server(model: Path, queue: int) -> tuple[subprocess.Popen[str], int]:
     raise SystemExit("the server did not start")
 
 
-def exchange(port: int, data: bytes) -> tuple[int, float]:
-    """Send raw bytes, read the answer until close; (status or 0 on error, seconds)."""
+def exchange(port: int, data: bytes) -> tuple[int, float, bytes]:
+    """Send raw bytes, read the answer until close; (status or 0 on error, seconds, head)."""
     start = time.perf_counter()
+    answer = b""
     try:
         with socket.create_connection((HOST, port), timeout=TIMEOUT) as s:
             s.sendall(data)
@@ -84,17 +80,27 @@ def exchange(port: int, data: bytes) -> tuple[int, float]:
         status = int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/1.1 ") else 0
     except OSError:
         status = 0
-    return status, time.perf_counter() - start
+    return status, time.perf_counter() - start, answer.split(b"\r\n\r\n", 1)[0]
 
 
-def post(path: str, body: bytes) -> bytes:
-    head = f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {len(body)}\r\n\r\n"
+def get(port: int, path: str) -> bytes:
+    return f"GET {path} HTTP/1.1\r\nHost: {HOST}:{port}\r\nConnection: close\r\n\r\n".encode()
+
+
+def post(port: int, path: str, body: bytes) -> bytes:
+    head = (
+        f"POST {path} HTTP/1.1\r\nHost: {HOST}:{port}\r\nConnection: close\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    )
     return head.encode() + body
 
 
-def burst(port: int, requests: list[bytes], width: int) -> list[tuple[int, float]]:
+Result = tuple[int, float, bytes]
+
+
+def burst(port: int, requests: list[bytes], width: int) -> list[Result]:
     """Send `requests`, `width` at a time, all of each wave released together."""
-    results: list[tuple[int, float]] = []
+    results: list[Result] = []
     lock = threading.Lock()
     for at in range(0, len(requests), width):
         wave = requests[at : at + width]
@@ -114,11 +120,11 @@ def burst(port: int, requests: list[bytes], width: int) -> list[tuple[int, float
     return results
 
 
-def report(name: str, results: list[tuple[int, float]], ok: Callable[[int], bool]) -> bool:
-    times = sorted(s * 1000 for _, s in results)
+def report(name: str, results: list[Result], ok: Callable[[int], bool]) -> bool:
+    times = sorted(s * 1000 for _, s, _ in results)
     p99 = times[min(len(times) - 1, round(0.99 * (len(times) - 1)))]
-    counts = Counter(status for status, _ in results)
-    good = all(ok(status) for status, _ in results)
+    counts = Counter(status for status, _, _ in results)
+    good = bool(results) and all(ok(status) for status, _, _ in results)
     print(
         f"{name:<44} {len(results):>5} requests  p50 {statistics.median(times):8.1f} ms  "
         f"p99 {p99:8.1f} ms  statuses {dict(sorted(counts.items()))}  "
@@ -127,21 +133,99 @@ def report(name: str, results: list[tuple[int, float]], ok: Callable[[int], bool
     return good
 
 
-def malformed(i: int) -> bytes:
+def malformed(port: int, i: int) -> bytes:
     big = b"x" * 70_000
+    chat = "/v1/chat/completions"
     kinds = [
         b"GARBAGE\r\n\r\n",
         b"\x00\xff\xfe\r\n\r\n",
         b"get /health HTTP/1.1\r\n\r\n",
         b"GET  /health HTTP/1.1\r\n\r\n",
         b"GET /health HTTP/1.1\r\nno colon\r\n\r\n",
-        post("/v1/chat/completions", b"{not json"),
-        post("/v1/chat/completions", b'{"messages": "no"}'),
-        post("/v1/chat/completions", big),
-        b"POST /v1/chat/completions HTTP/1.1\r\n\r\n",
+        post(port, chat, b"{not json"),
+        post(port, chat, b'{"messages": "no"}'),
+        post(port, chat, big),
+        f"POST {chat} HTTP/1.1\r\nHost: {HOST}:{port}\r\n\r\n".encode(),
         b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\n\r\n",
+        b"GET /health HTTP/1.1\r\nHost: evil.example\r\n\r\n",
+        post(port, chat, b"[" * 30_000 + b"]" * 30_000),
     ]
     return kinds[i % len(kinds)]
+
+
+def drip(port: int, stop: threading.Event, counts: Counter[str]) -> None:
+    """A slowloris client: one byte of a head every DRIP_EVERY s, reconnecting when closed."""
+    while not stop.is_set():
+        try:
+            with socket.create_connection((HOST, port), timeout=5) as s:
+                counts["connects"] += 1
+                s.sendall(b"GET /health HTTP/1.1\r\nX-Drip: ")
+                while not stop.wait(DRIP_EVERY):
+                    s.sendall(b"x")
+        except OSError:
+            counts["closed"] += 1
+            stop.wait(0.05)
+
+
+def slowloris(port: int, chat: bytes) -> tuple[list[Result], Counter[str]]:
+    """Normal requests, one every 0.25 s (a chat every 8th), while DRIPPERS connections drip."""
+    stop, counts = threading.Event(), Counter[str]()
+    drippers = [threading.Thread(target=drip, args=(port, stop, counts)) for _ in range(DRIPPERS)]
+    for t in drippers:
+        t.start()
+    results: list[Result] = []
+    try:
+        time.sleep(1.0)  # let them all connect
+        end = time.monotonic() + DRIP_SECONDS
+        k = 0
+        while time.monotonic() < end:
+            data = post(port, "/v1/chat/completions", chat) if k % 8 == 7 else get(port, "/health")
+            results.append(exchange(port, data))
+            k += 1
+            time.sleep(0.25)
+    finally:
+        stop.set()
+        for t in drippers:
+            t.join(10)
+    return results, counts
+
+
+def retry_afters(results: list[Result]) -> list[int]:
+    found = (
+        re.search(rb"Retry-After: (\d+)", head) for status, _, head in results if status == 503
+    )
+    return sorted(int(m.group(1)) for m in found if m)
+
+
+def default_run(port: int, chat: bytes) -> bool:
+    ok = True
+    health = burst(port, [get(port, "/health")] * 200, 200)
+    ok &= report("200 concurrent GET /health", health, lambda s: s == 200)
+    chats = burst(port, [post(port, "/v1/chat/completions", chat)] * 16, 16)
+    ok &= report("burst of 16 chats, default settings", chats, lambda s: s == 200)
+    print(f"  burst: {sum(s == 200 for s, _, _ in chats)} of 16 served")
+    bad = burst(port, [malformed(port, i) for i in range(1000)], 50)
+    ok &= report("1,000 malformed requests, 50 at a time", bad, lambda s: 400 <= s < 500)
+    normal, counts = slowloris(port, chat)
+    ok &= report(f"normal requests while {DRIPPERS} connections drip", normal, lambda s: s == 200)
+    served = sum(s == 200 for s, _, _ in normal)
+    p50 = statistics.median(t * 1000 for _, t, _ in normal)
+    print(
+        f"  slowloris: {served}/{len(normal)} served, p50 {p50:.0f} ms; the drippers "
+        f"connected {counts['connects']} times in {DRIP_SECONDS:g} s (closed by the head "
+        "deadline, they reconnected)"
+    )
+    after = burst(port, [get(port, "/health")] * 5, 5)
+    return ok & report("  then GET /health", after, lambda s: s == 200)
+
+
+def small_queue_run(port: int, chat: bytes) -> bool:
+    chats = burst(port, [post(port, "/v1/chat/completions", chat)] * 20, 20)
+    ok = report("20 concurrent chats, --queue 2", chats, lambda s: s in (200, 503))
+    ok &= sum(s == 200 for s, _, _ in chats) >= 3
+    waits = retry_afters(chats)
+    print(f"  Retry-After of the 503s (backlog x measured turn, s): {waits}")
+    return ok and all(w >= 1 for w in waits)
 
 
 def main() -> int:
@@ -159,24 +243,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "model.bin"
         model_save(model, path)
-        for queue in (4, 20):
-            proc, port = start_server(path, queue)
+        for extra, run in (((), default_run), (("--queue", "2"), small_queue_run)):
+            proc, port = start_server(path, *extra)
             try:
-                if queue == 4:
-                    health = burst(port, [b"GET /health HTTP/1.1\r\n\r\n"] * 200, 200)
-                    ok &= report("200 concurrent GET /health", health, lambda s: s == 200)
-                chats = burst(port, [post("/v1/chat/completions", chat)] * 20, 20)
-                name = f"20 concurrent chats, queue {queue}"
-                ok &= report(name, chats, lambda s, q=queue: s == 200 or (s == 503 and q < 19))
-                served = sum(s == 200 for s, _ in chats)
-                ok &= served >= min(20, queue + 1)
-                if queue == 4:
-                    bad = burst(port, [malformed(i) for i in range(1000)], 50)
-                    ok &= report(
-                        "1,000 malformed requests, 50 at a time", bad, lambda s: 400 <= s < 500
-                    )
-                after = burst(port, [b"GET /health HTTP/1.1\r\n\r\n"] * 5, 5)
-                ok &= report("  then GET /health", after, lambda s: s == 200)
+                ok &= run(port, chat)
                 ok &= proc.poll() is None and time.monotonic() < end
             finally:
                 proc.terminate()

@@ -5,10 +5,13 @@ The two pieces lab10 asks a student to write live here, with the same contract:
 anything else, and `build_response` serialises a whole response (status line, the headers
 ``Content-Type``, ``Content-Length`` in bytes and ``Connection: close``, a blank line, the
 body). `response_head` writes a status line and any headers (a stream's head, a 503's
-``Retry-After``), refusing a CR or LF in any field.
+``Retry-After``), refusing a CR or LF in any field; `rewrite_head` changes the headers of
+a response already built (``Connection: keep-alive``, CORS) and can drop its body (HEAD).
+`parse_host` and `host_allowed` read a ``Host`` header and match it against the names a
+server answers to (the defence against DNS rebinding).
 
 What this module deliberately does not do: read from sockets (`framework.http_request`),
-route (`framework.chat_service`), keep connections alive, speak HTTP/2.
+route (`framework.chat_service`), decide when to keep a connection open, speak HTTP/2.
 
 Where the idea comes from: RFC 9112 (HTTP/1.1 message syntax) and the C course's
 `http_server.c`, whose request-line split checked nothing and whose responses put any
@@ -25,21 +28,34 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["REASONS", "TOKEN", "build_response", "parse_request_line", "response_head"]
+__all__ = [
+    "REASONS",
+    "TOKEN",
+    "build_response",
+    "host_allowed",
+    "parse_host",
+    "parse_request_line",
+    "response_head",
+    "rewrite_head",
+]
 
 REASONS = {
     200: "OK",
     204: "No Content",
     400: "Bad Request",
+    403: "Forbidden",
     404: "Not Found",
     405: "Method Not Allowed",
     408: "Request Timeout",
     411: "Length Required",
     413: "Content Too Large",
     414: "URI Too Long",
+    417: "Expectation Failed",
+    421: "Misdirected Request",
     431: "Request Header Fields Too Large",
     500: "Internal Server Error",
     503: "Service Unavailable",
+    505: "HTTP Version Not Supported",
 }
 
 _METHOD = re.compile(r"[A-Z]+")
@@ -160,3 +176,91 @@ def build_response(status: int, reason: str, content_type: str, body: str | byte
         ("Connection", "close"),
     ]
     return response_head(status, reason, headers) + data
+
+
+def rewrite_head(
+    raw: bytes, drop: tuple[str, ...], add: list[tuple[str, str]], body: bool = True
+) -> bytes:
+    """A built response with some header lines dropped, others added, the body kept or not.
+
+    Args:
+        raw: a whole response (status line, headers, blank line, body).
+        drop: lowercase header names, or prefixes ending in ``-`` (``"access-control-"``),
+            whose lines are removed.
+        add: ``(name, value)`` pairs appended after the remaining headers (checked as by
+            `response_head`).
+        body: False to drop everything after the blank line (the answer to HEAD).
+
+    Raises:
+        ValueError: if `raw` has no blank line ending its head, or an added field is bad.
+
+    Example:
+        >>> rewrite_head(b"HTTP/1.1 200 OK\\r\\nConnection: close\\r\\n\\r\\nhi",
+        ...              ("connection",), [("Connection", "keep-alive")])
+        b'HTTP/1.1 200 OK\\r\\nConnection: keep-alive\\r\\n\\r\\nhi'
+    """
+    end = raw.find(b"\r\n\r\n")
+    if end < 0:
+        raise ValueError(f"a response must end its head with a blank line, got {raw[:80]!r}")
+    status_line, *lines = raw[:end].split(b"\r\n")
+
+    def dropped(line: bytes) -> bool:
+        name = line.split(b":", 1)[0].strip().decode("latin-1").lower()
+        return any(name == d or (d.endswith("-") and name.startswith(d)) for d in drop)
+
+    extra = response_head(200, "x", add)[len(b"HTTP/1.1 200 x\r\n") : -2]
+    kept = b"".join(line + b"\r\n" for line in lines if not dropped(line))
+    return status_line + b"\r\n" + kept + extra + b"\r\n" + (raw[end + 4 :] if body else b"")
+
+
+def parse_host(value: str) -> tuple[str, int | None]:
+    """Split a ``Host`` value into its lowercase name and its port (None when absent).
+
+    Raises:
+        ValueError: for an empty name, a bad port, or an IPv6 address without brackets.
+
+    Example:
+        >>> parse_host("LocalHost:8080"), parse_host("[::1]"), parse_host("example.com.")
+        (('localhost', 8080), ('::1', None), ('example.com', None))
+    """
+    text = value.strip().lower()
+    if text.startswith("["):
+        name, sep, rest = text[1:].partition("]")
+        if not sep or (rest and not rest.startswith(":")):
+            raise ValueError(f"a bracketed IPv6 host must be '[addr]' or '[addr]:port': {value!r}")
+        port_text = rest[1:] if rest else None
+    else:
+        name, sep, port_text_or_empty = text.rpartition(":")
+        if not sep:
+            name, port_text = text, None
+        else:
+            port_text = port_text_or_empty
+        if ":" in name:
+            raise ValueError(f"an IPv6 host must be in brackets, '[addr]:port': {value!r}")
+    name = name.rstrip(".")
+    if not name or not re.fullmatch(r"[a-z0-9._:-]+", name):
+        raise ValueError(f"a host must be a name or an address (and a port), got {value!r}")
+    if port_text is None:
+        return name, None
+    if not (port_text.isascii() and port_text.isdigit() and len(port_text) <= 5):
+        raise ValueError(f"a port must be a number 0-65535, got {port_text[:20]!r}")
+    return name, int(port_text)
+
+
+def host_allowed(value: str, allowed: list[tuple[str, int | None]]) -> bool:
+    """Whether a ``Host`` value names one of `allowed` (a port of None there: any port).
+
+    A Host without a port means port 80. A malformed value is not allowed.
+
+    Example:
+        >>> host_allowed("127.0.0.1:8080", [("127.0.0.1", 8080)])
+        True
+        >>> host_allowed("evil.example:8080", [("127.0.0.1", 8080), ("localhost", 8080)])
+        False
+    """
+    try:
+        name, port = parse_host(value)
+    except ValueError:
+        return False
+    port = 80 if port is None else port
+    return any(name == n and (p is None or p == port) for n, p in allowed)

@@ -9,8 +9,13 @@ long, 431 too many or too long headers. `error_body` is the JSON of an error in 
 OpenAI API's shape, and `discard_body` reads away a body that will not be used, so that
 closing the connection does not reset it before the client reads the answer.
 
+`SocketReader` is a socket's reading side with two clocks: each read waits at most
+`stall` seconds, and none may go on past the deadline of the part being read (the whole
+head, the body, the idle time between two requests), so a client that drips one byte
+every few seconds (slowloris) still gets its 408 in time.
+
 What this module deliberately does not do: write responses (`framework.http_protocol`),
-route (`framework.chat_service`), keep connections alive.
+route (`framework.chat_service`), decide how long each deadline is (`ServerConfig`).
 
 Where the idea comes from: RFC 9112 §2-6 (message parsing, bare LF tolerated, a body
 delimited by Content-Length) and the C course's `http_server.c`, which silently truncated
@@ -26,7 +31,11 @@ Example:
 
 from __future__ import annotations
 
+import io
 import json
+import socket
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from io import BufferedIOBase
@@ -40,6 +49,7 @@ __all__ = [
     "MAX_LINE",
     "HttpError",
     "Request",
+    "SocketReader",
     "content_length",
     "discard_body",
     "error_body",
@@ -174,13 +184,21 @@ def read_body(rfile: BufferedIOBase, req: Request, max_body: int = MAX_BODY) -> 
 
 
 def content_length(req: Request) -> int | None:
-    """The announced body size, or None. Raises HttpError 400 for a malformed value."""
+    """The announced body size, or None.
+
+    Raises:
+        HttpError: 400 for a value that is not a number, 413 for one of more than 15 digits.
+    """
     length = req.headers.get("content-length")
     if length is None:
         return None
     if not length.isascii() or not length.isdigit():
         raise HttpError(400, f"Content-Length must be a number of bytes, got {length[:20]!r}")
-    return int(length)
+    digits = length.lstrip("0")
+    if len(digits) > 15:  # int() refuses > 4300 digits; no body is near 10**15 bytes anyway
+        why = f"Content-Length has {len(digits)} digits: far more than any body accepted here"
+        raise HttpError(413, why, "too_large")
+    return int(digits or "0")
 
 
 def discard_body(rfile: BufferedIOBase, req: Request) -> None:
@@ -232,3 +250,75 @@ def _read_body(rfile: BufferedIOBase, size: int) -> bytes:
     except TimeoutError:
         raise HttpError(408, "timed out waiting for the request body", "timeout") from None
     return b"".join(chunks)
+
+
+class SocketReader(io.RawIOBase):
+    """A socket's reading side with a per-read stall limit and a deadline per phase.
+
+    The phase says what is being read (``"idle"`` between requests, ``"head"``, ``"body"``,
+    ``"answer"`` while the response is made); the server may `evict` a connection that
+    is idle or still sending its head, and a connection so closed cannot start a new phase.
+
+    Example:
+        >>> a, b = socket.socketpair()
+        >>> now = [0.0]
+        >>> reader = SocketReader(a, stall=5.0, clock=lambda: now[0])
+        >>> reader.expect("head", 10.0); _ = b.send(b"GET")
+        >>> reader.read(10)
+        b'GET'
+        >>> now[0] = 11.0; reader.read(10)
+        Traceback (most recent call last):
+        TimeoutError: the head took longer than 10 s
+        >>> a.close(); b.close()
+    """
+
+    def __init__(
+        self, sock: socket.socket, stall: float, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        super().__init__()
+        self.sock, self.stall, self.clock = sock, stall, clock
+        sock.settimeout(stall)
+        self.phase, self.since, self.seconds = "idle", clock(), 0.0
+        self.deadline: float | None = None
+        self.evicted = False
+        self._lock = threading.Lock()
+
+    def readable(self) -> bool:
+        return True
+
+    def expect(self, phase: str, seconds: float | None) -> None:
+        """Start a phase: reads end with TimeoutError `seconds` from now (None: no deadline).
+
+        Raises:
+            ConnectionAbortedError: if the server evicted this connection.
+        """
+        with self._lock:
+            if self.evicted:
+                raise ConnectionAbortedError("the server closed this connection to make room")
+            self.phase, self.since = phase, self.clock()
+            self.seconds = seconds or 0.0
+            self.deadline = None if seconds is None else self.since + seconds
+
+    def evict(self, phases: tuple[str, ...] = ("idle", "head")) -> bool:
+        """Close the connection under its reader if it is in one of `phases`; True if so."""
+        with self._lock:
+            if self.evicted or self.phase not in phases:
+                return False
+            self.evicted = True
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)  # its blocked read returns; its thread ends
+        except OSError:
+            pass
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        wait = self.stall
+        if self.deadline is not None:
+            wait = min(wait, self.deadline - self.clock())
+            if wait <= 0:
+                raise TimeoutError(f"the {self.phase} took longer than {self.seconds:g} s")
+        self.sock.settimeout(wait)
+        try:
+            return self.sock.recv_into(buffer)
+        finally:
+            self.sock.settimeout(self.stall)  # writes wait at most `stall` seconds, too

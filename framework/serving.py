@@ -3,9 +3,10 @@
 `ChatEngine` is what `minillm serve` and `minillm chat` put between a conversation and the
 model. `ChatEngine.reply(system, messages, settings, on_text)` builds the prompt with
 `Conversation.prompt_ids` (the oldest turns dropped so that the prompt and room for the
-reply fit the model's context), runs `framework.generate` with a KV cache, stops at EOS,
-at any chat tag (a special id of a BPE vocabulary, or the tag's text with the byte
-tokenizer) and at the caller's stop strings, and hands each finished piece of text to
+reply fit the model's context), runs `framework.generate` with a KV cache (or, with
+OpenAI's presence or frequency penalty, the same loop with the penalties on the logits),
+stops at EOS, at any chat tag (a special id of a BPE vocabulary, or the tag's text with
+the byte tokenizer) and at the caller's stop strings, and hands each finished piece of text to
 `on_text` as soon as it is made. Leading and trailing whitespace of the reply is never
 sent, so the streamed pieces add up to the returned text.
 
@@ -14,7 +15,8 @@ names, if it has one) and refuses a pair that does not belong together; `shipped
 names the model that ships with the course.
 
 What this module deliberately does not do: no HTTP (`framework.http_server`), no REPL
-(`minillm chat`), no batching: one reply at a time, `Gate` makes callers take turns.
+(`minillm chat`), no batching: one reply at a time, `Gate` makes callers take turns (and
+times them, so that a refused caller is told how long the backlog will take).
 
 Where the idea comes from: the C course's `chat()` (format, generate, extract), with its
 message-count trimming replaced by a token budget, and the chat-serving loop of
@@ -33,19 +35,24 @@ Example:
 
 from __future__ import annotations
 
+import math
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import NDArray
 
 from framework.bpe_tokenizer import BPETokenizer
 from framework.chat import CHAT_TAGS, Conversation
-from framework.generate import GenerateConfig, GenerateResult, generate
+from framework.generate import Decoder, GenerateConfig, GenerateResult, generate
 from framework.model import GPTModel, model_load
+from framework.sampling import sample
 from framework.shipped import load_checkpoint, meta_path
+from framework.text_stream import TextStream
 from framework.tokenizer import ByteTokenizer, Tokenizer
 
 __all__ = [
@@ -73,6 +80,8 @@ class ReplySettings:
     max_tokens: int | None = None  # None: until the context is full
     seed: int | None = None  # None: a fresh seed each reply
     stop: tuple[str, ...] = ()  # the reply ends before the first of these texts
+    presence_penalty: float = 0.0  # subtracted from the logit of each id the reply has made
+    frequency_penalty: float = 0.0  # ... and this, times how often it has made it
 
 
 @dataclass
@@ -194,7 +203,11 @@ class ChatEngine:
             if (out := trim.feed(text)) and on_text is not None:
                 on_text(out)
 
-        result = self.complete(ids, config, rng, piece)
+        if s.presence_penalty or s.frequency_penalty:
+            penalties = (s.presence_penalty, s.frequency_penalty)
+            result = self._complete_penalized(ids, config, rng, piece, penalties)
+        else:
+            result = self.complete(ids, config, rng, piece)
         finish = "length" if result.stop_reason == "length" else "stop"
         return Reply(trim.text, len(ids), len(result.token_ids), finish)
 
@@ -221,6 +234,55 @@ class ChatEngine:
         """
         return generate(self.model, self.tokenizer, prompt_ids, config, rng, on_text=on_text)
 
+    def _complete_penalized(
+        self,
+        prompt_ids: list[int],
+        config: GenerateConfig,
+        rng: np.random.Generator,
+        on_text: Callable[[str], object],
+        penalties: tuple[float, float],
+    ) -> GenerateResult:
+        """`complete` with OpenAI's presence and frequency penalties on the logits.
+
+        Each step subtracts ``presence + frequency × count`` from the logit of every id
+        the reply has made ``count ≥ 1`` times, then samples as `generate` does.
+        """
+        presence, frequency = penalties
+        decoder = Decoder(self.model, prompt_ids, config.use_cache, config.window_keep)
+        counts = np.zeros(self.model.config.vocab_size)  # (V,) times each id was made
+        usable = self._usable()  # (V,)
+        result = GenerateResult("", [], list(decoder.ids), "length")
+        stream, stop_ids = TextStream(config.stop), {*config.stop_ids, self.tokenizer.eos_id}
+        for _ in range(config.max_new_tokens):
+            logits = decoder.logits() - presence * (counts > 0) - frequency * counts  # (V,)
+            logits = np.where(usable, logits, -np.inf)  # (V,)
+            tok = sample(logits, rng, temperature=config.temperature, top_k=config.top_k,
+                         top_p=config.top_p)  # fmt: skip
+            if tok in stop_ids:
+                result.stop_reason = "stop"
+                break
+            counts[tok] += 1
+            result.token_ids.append(tok)
+            decoder.push(tok)
+            if text := stream.feed(self.tokenizer.token_bytes(tok)):
+                on_text(text)
+            if stream.stopped:
+                result.stop_reason = "stop"
+                break
+        if text := stream.finish():
+            on_text(text)
+        result.text = stream.text
+        return result
+
+    def _usable(self) -> NDArray[np.bool_]:
+        """Which ids may be sampled: those the tokenizer can produce (as `generate`)."""
+        size = self.model.config.vocab_size
+        known = getattr(self.tokenizer, "known_ids", None)
+        ids = list(known()) if callable(known) else range(min(size, self.tokenizer.vocab_size))
+        mask = np.zeros(size, dtype=bool)  # (V,)
+        mask[[i for i in ids if i < size]] = True
+        return mask
+
 
 class Busy(Exception):
     """No turn to generate: the queue is full, or the wait was too long."""
@@ -229,42 +291,77 @@ class Busy(Exception):
 class Gate:
     """One generation at a time, at most `waiting` requests queued behind it.
 
+    It also times each turn: `retry_after` is how long the requests ahead of a newcomer
+    will take (their number × the average turn, rounded up), and a request whose wait
+    would exceed `timeout` is refused at once rather than queued to time out.
+
     Example:
         >>> gate = Gate(waiting=0)
         >>> with gate.turn():
-        ...     gate.busy
+        ...     gate.busy, gate.backlog
+        (True, 1)
+        >>> gate.retry_after(default=2) >= 1
         True
     """
 
-    def __init__(self, waiting: int, timeout: float = 60.0) -> None:
+    def __init__(
+        self, waiting: int, timeout: float = 60.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._admitted = threading.BoundedSemaphore(waiting + 1)
         self._running = threading.Lock()
+        self._count = threading.Lock()
         self.timeout = timeout
+        self.clock = clock
+        self.backlog = 0  # requests admitted: the one generating and those waiting
+        self.average: float | None = None  # seconds per turn, a moving average; None: none yet
 
     @property
     def busy(self) -> bool:
         """True while a generation runs."""
         return self._running.locked()
 
+    def retry_after(self, default: int) -> int:
+        """Seconds until the backlog is served: backlog × average turn, rounded up, ≥ 1.
+
+        Args:
+            default: the seconds per turn assumed before any turn has been timed.
+        """
+        per_turn = default if self.average is None else self.average
+        return max(1, math.ceil(max(self.backlog, 1) * per_turn))
+
     @contextmanager
     def turn(self) -> Iterator[None]:
         """Wait for this caller's turn to generate.
 
         Raises:
-            Busy: if `waiting` callers already wait, or the turn did not come within
-                `timeout` seconds.
+            Busy: if `waiting` callers already wait, if the measured backlog would take
+                longer than `timeout` seconds, or if the turn did not come within `timeout`.
         """
+        if self.average is not None and self.backlog * self.average > self.timeout:
+            raise Busy(f"the queue would take about {self.backlog * self.average:.0f} s")
         if not self._admitted.acquire(blocking=False):
             raise Busy("the queue is full")
+        self._add(1)
         try:
             if not self._running.acquire(timeout=self.timeout):
                 raise Busy(f"no turn within {self.timeout:g} s")
+            start = self.clock()
             try:
                 yield
             finally:
+                self._timed(self.clock() - start)
                 self._running.release()
         finally:
+            self._add(-1)
             self._admitted.release()
+
+    def _add(self, n: int) -> None:
+        with self._count:
+            self.backlog += n
+
+    def _timed(self, seconds: float) -> None:
+        with self._count:  # weight 0.3: the average follows a change within a few turns
+            self.average = seconds if self.average is None else 0.7 * self.average + 0.3 * seconds
 
 
 def shipped_model() -> tuple[Path, Path]:

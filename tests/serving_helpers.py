@@ -82,6 +82,11 @@ def request(
     return answer
 
 
+def host(server: ChatServer) -> str:
+    """The Host header line (with its CRLF) that the server answers to."""
+    return f"Host: 127.0.0.1:{port_of(server)}\r\n"
+
+
 def raw(server: ChatServer, data: bytes, wait: float = 5.0) -> bytes:
     """Send bytes on a fresh connection; everything the server sends back until it closes."""
     with socket.create_connection(("127.0.0.1", port_of(server)), timeout=wait) as s:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -178,5 +179,79 @@ def test_a_message_too_large_is_shown_in_words(browser: Any, served: Any) -> Non
     say(page, "x" * 70_000)
     error = page.wait_for_selector(".msg.error", timeout=5000)
     assert "too long" in error.inner_text() and "413" in error.inner_text()
+    assert engine.calls == []
+    page.close()
+
+
+# -- the page's fixes: New chat mid-stream, a resent message, max tokens, errors in words ----
+
+
+def test_new_chat_during_a_reply_leaves_nothing_of_it_in_the_next_request(browser: Any) -> None:
+    go_on = threading.Event()
+    engine = scripted_engine(delay=0.01, hold=go_on)  # the first reply waits mid-stream
+    with running(engine, queue_size=0) as server:
+        page = open_page(browser, server)
+        say(page, "第一句")
+        page.wait_for_function(
+            "() => { const b = document.querySelector('.msg.assistant.streaming');"
+            " return b && b.textContent.length > 0; }"
+        )
+        page.click("#reset")
+        assert page.query_selector(".msg") is None and page.is_enabled("#send")
+        engine.hold = None
+        go_on.set()  # the old reply goes on, finds its connection closed, frees the model
+        for _ in range(100):
+            if not server.service.gate.busy:
+                break
+            time.sleep(0.05)
+        say(page, "第二句")
+        page.wait_for_selector(".msg.assistant:not(.streaming)", timeout=10000)
+        _, messages, _ = engine.calls[-1]
+        assert messages == [("user", "第二句")], "no empty assistant message from the old chat"
+        assert len(page.query_selector_all(".msg")) == 2
+        page.close()
+
+
+def test_a_failed_message_sent_again_has_one_bubble(browser: Any, served: Any) -> None:
+    server, engine = served
+    page = open_page(browser, server)
+    with server.service.gate.turn():  # busy: the first try fails with 503
+        say(page, "有人吗？")
+        page.wait_for_selector(".msg.error")
+    assert page.input_value("#input") == "有人吗？"
+    page.press("#input", "Enter")  # the same message, sent again
+    page.wait_for_selector(".msg.assistant:not(.streaming)", timeout=10000)
+    users = [b.inner_text() for b in page.query_selector_all(".msg.user")]
+    assert users == ["有人吗？"] and page.query_selector(".msg.error") is None
+    assert engine.calls[-1][1] == [("user", "有人吗？")]
+    page.close()
+
+
+def test_max_tokens_is_bounded_by_the_context(browser: Any, served: Any) -> None:
+    server, engine = served
+    page = open_page(browser, server, "en-US")
+    page.wait_for_function("() => document.querySelector('#max-tokens').max === '128'")
+    page.click("#settings-title")
+    page.fill("#max-tokens", "100000")
+    say(page, "hi")
+    page.wait_for_selector(".msg.assistant:not(.streaming)", timeout=10000)
+    assert engine.calls[-1][2].max_tokens == 128  # the tiny model's context
+    page.close()
+
+
+@pytest.mark.parametrize(
+    ("lang", "said", "unsaid"),
+    [("zh-CN", ["请求无效", "400", "temperature"], ["must be"]), ("en-US", ["must be"], [])],
+)
+def test_a_refused_request_is_explained_in_the_pages_language(
+    browser: Any, served: Any, lang: str, said: list[str], unsaid: list[str]
+) -> None:
+    server, engine = served
+    page = open_page(browser, server, lang)
+    page.click("#settings-title")
+    page.fill("#temperature", "5")  # outside 0-2: the server answers 400
+    say(page, "你好")
+    text = page.wait_for_selector(".msg.error").inner_text()
+    assert all(s in text for s in said) and not any(s in text for s in unsaid), text
     assert engine.calls == []
     page.close()

@@ -14,6 +14,7 @@ from serving_helpers import (
     Answer,
     body_json,
     events,
+    host,
     port_of,
     raw,
     request,
@@ -190,19 +191,22 @@ def test_unknown_route_404_and_wrong_method_405(server: ChatServer) -> None:
     wrong = request(server, "GET", CHAT)
     error_of(wrong, 405)
     assert wrong.headers["allow"] == "POST"
-    assert request(server, "DELETE", "/health").headers["allow"] == "GET"
+    assert request(server, "DELETE", "/health").headers["allow"] == "GET, HEAD"
 
 
 def test_a_body_over_64_kib_is_413(server: ChatServer) -> None:
     big = json.dumps({"messages": [{"role": "user", "content": "x" * 70_000}]}).encode()
     error_of(request(server, "POST", CHAT, big), 413)
-    head = f"POST {CHAT} HTTP/1.1\r\nContent-Length: {10**9}\r\n\r\n".encode()
+    head = f"POST {CHAT} HTTP/1.1\r\n{host(server)}Content-Length: {10**9}\r\n\r\n".encode()
     assert status_of(raw(server, head)) == 413  # refused on the header, nothing read
 
 
 def test_a_post_without_content_length_is_411(server: ChatServer) -> None:
-    assert status_of(raw(server, f"POST {CHAT} HTTP/1.1\r\nHost: x\r\n\r\n".encode())) == 411
-    chunked = f"POST {CHAT} HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{{}}\r\n0\r\n\r\n"
+    assert status_of(raw(server, f"POST {CHAT} HTTP/1.1\r\n{host(server)}\r\n".encode())) == 411
+    chunked = (
+        f"POST {CHAT} HTTP/1.1\r\n{host(server)}Transfer-Encoding: chunked\r\n\r\n"
+        "2\r\n{}\r\n0\r\n\r\n"
+    )
     assert status_of(raw(server, chunked.encode())) == 411
 
 
@@ -211,12 +215,13 @@ def test_a_post_without_content_length_is_411(server: ChatServer) -> None:
     [
         b"GET /health HTTP/1.1\r\n",
         b"GET /he",
-        f"POST {CHAT} HTTP/1.1\r\nContent-Length: 50\r\n\r\n{{".encode(),
+        f"POST {CHAT} HTTP/1.1\r\nHost: HOST\r\nContent-Length: 50\r\n\r\n{{".encode(),
     ],
     ids=["headers never end", "request line never ends", "body never ends"],
 )
 def test_a_client_that_stalls_gets_408(server: ChatServer, data: bytes) -> None:
     start = time.monotonic()
+    data = data.replace(b"Host: HOST\r\n", host(server).encode())
     response = raw(server, data)  # the fixture's read timeout is 0.5 s
     assert status_of(response) == 408
     assert time.monotonic() - start < 3
@@ -264,7 +269,8 @@ def test_the_server_survives_an_internal_error() -> None:
 def test_a_client_that_leaves_mid_stream_frees_the_model() -> None:
     with running(queue_size=0) as server:
         body = json.dumps({**HELLO, "max_tokens": 100, "stream": True}).encode()
-        head = f"POST {CHAT} HTTP/1.1\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+        head = f"POST {CHAT} HTTP/1.1\r\n{host(server)}Content-Length: {len(body)}\r\n\r\n"
+        head = head.encode()
         with socket.create_connection(("127.0.0.1", port_of(server)), timeout=5) as s:
             s.sendall(head + body)
             assert s.recv(100).startswith(b"HTTP/1.1 200 OK")

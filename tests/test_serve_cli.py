@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import re
@@ -158,3 +159,25 @@ def test_chat_replies_follow_the_settings(model_file: Path) -> None:
     greedy = reply("/temp 0", "/len 6")
     assert greedy == reply("/temp 0", "/len 6")  # greedy: the same reply every time
     assert len(reply("/temp 0", "/len 2").encode()) <= len(greedy.encode())
+
+
+def test_serve_allow_host_and_cors_options(model_file: Path) -> None:
+    origin = "http://localhost:3000"
+    proc, url = start(str(model_file), "--allow-host", "chat.lan", "--cors", origin, "-q")
+    try:
+        port = url.rsplit(":", 1)[1]
+        conn = http.client.HTTPConnection("127.0.0.1", int(port), timeout=5)
+        conn.request("GET", "/health", headers={"Host": "chat.lan", "Origin": origin})
+        allowed = conn.getresponse()
+        assert allowed.status == 200
+        assert allowed.getheader("Access-Control-Allow-Origin") == origin
+        allowed.read()
+        conn.request("GET", "/health", headers={"Host": "evil.example"})
+        refused = conn.getresponse()
+        assert refused.status == 421 and b"--allow-host" in refused.read()
+        conn.close()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    bad = CliRunner().invoke(cli, ["serve", str(model_file), "--allow-host", "a b:x"])
+    assert bad.exit_code == 2 and "--allow-host" in bad.output

@@ -132,3 +132,18 @@ def test_curl_sees_each_error_status(
         "-X", method, "-o", "/dev/null", "-w", "%{http_code}", base(server) + path, data=data
     )
     assert out.stdout == str(status), out.stderr
+
+
+def test_openai_client_retrieves_a_model_and_sees_refusals(client) -> None:  # type: ignore[no-untyped-def]
+    openai = pytest.importorskip("openai")
+    assert client.models.retrieve("tiny").id == "tiny"
+    with pytest.raises(openai.NotFoundError):
+        client.models.retrieve("gpt-4o")
+    tool = {"type": "function", "function": {"name": "f", "parameters": {}}}
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.chat.completions.create(model="tiny", messages=MESSAGES, tools=[tool])
+    assert refused.value.body["param"] == "tools"  # type: ignore[index]
+    r = client.chat.completions.create(
+        model="tiny", messages=MESSAGES, max_tokens=4, presence_penalty=1.0, frequency_penalty=0.5
+    )
+    assert r.usage.completion_tokens <= 4
