@@ -7,6 +7,8 @@ check with the reason. Random inputs use fixed seeds; a failure prints the seed.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from framework import MultiHeadAttention, create_causal_mask, tensor_from
@@ -38,6 +40,41 @@ def ref_softmax(x: np.ndarray) -> np.ndarray:
     e = np.exp(z - z.max(axis=-1, keepdims=True))
     out: np.ndarray = e / e.sum(axis=-1, keepdims=True)
     return out
+
+
+def inplace_float64(
+    t: TestContext, fn: str, arg: str, name: tuple[str, str], a: np.ndarray, b: Any
+) -> None:
+    """`fn(a, b)` with `a` a float64 ndarray must leave `a + b` in the caller's `a` itself.
+
+    `as_tensor` copies a float64 ndarray into new float32 storage, so a function that writes
+    into `as_tensor(a)` passes every float32 check and changes nothing here.
+    """
+    call = t.returns(name, fn, a.copy(), b)
+    after = t.array(name, call.args[0], a.shape) if call is not None else None
+    if after is None:
+        return
+    if np.array_equal(after, a):
+        t.check(
+            name,
+            False,
+            (
+                "传进来的数组没有变：写进的是一份副本（as_tensor 会把 float64 的 ndarray 复制成 "
+                f"float32）；要写进调用者给的 {arg} 本身",
+                "the array you were given did not change: a copy was written (as_tensor copies "
+                f"a float64 ndarray into float32); write through the caller's {arg} itself",
+            ),
+            hint=(
+                f"{fn} 写进了 {arg} 的一份转换后的副本：{arg} 是 float64 的 ndarray 时，"
+                "as_tensor（以及任何转成 float32 的转换）都会另开存储，调用者的数组不会变。",
+                f"{fn} wrote into a converted copy of {arg}: for a float64 ndarray {arg}, "
+                "as_tensor (like any conversion to float32) makes new storage, and the caller's "
+                "array never changes.",
+            ),
+        )
+        return
+    # float64 plus float32 values; a float32 sum written back is within one float32 ulp
+    t.allclose(name, after, a + np.asarray(b, np.float64), atol=0.0, rtol=1e-7)
 
 
 @lab.test(
@@ -205,6 +242,20 @@ def mask_causal(t: TestContext) -> None:
         mask.numpy(),
         atol=0.0,
     )  # adding to 0 is exact
+    # Zero scores as a float64 ndarray (what an attention_scores computed in float64
+    # returns): as_tensor copies it into float32, so writing into as_tensor(scores)
+    # leaves the caller's array at zero. (Zeros: overwriting is [TEST 5]'s business.)
+    inplace_float64(
+        t,
+        "apply_mask",
+        "scores",
+        (
+            "scores 是全零的 float64 ndarray：被改动的正是这个数组",
+            "scores is a zero float64 ndarray: that very array changes",
+        ),
+        np.zeros((3, 3)),
+        mask.numpy(),
+    )
 
 
 @lab.test(

@@ -58,6 +58,41 @@ def ref_layernorm(x: Any, gamma: Any, beta: Any, eps: float = 1e-5) -> np.ndarra
     return out
 
 
+def inplace_float64(
+    t: TestContext, fn: str, arg: str, name: tuple[str, str], a: np.ndarray, b: Any
+) -> None:
+    """`fn(a, b)` with `a` a float64 ndarray must leave `a + b` in the caller's `a` itself.
+
+    `as_tensor` copies a float64 ndarray into new float32 storage, so a function that writes
+    into `as_tensor(a)` passes every float32 check and changes nothing here.
+    """
+    call = t.returns(name, fn, a.copy(), b)
+    after = t.array(name, call.args[0], a.shape) if call is not None else None
+    if after is None:
+        return
+    if np.array_equal(after, a):
+        t.check(
+            name,
+            False,
+            (
+                "传进来的数组没有变：写进的是一份副本（as_tensor 会把 float64 的 ndarray 复制成 "
+                f"float32）；要写进调用者给的 {arg} 本身",
+                "the array you were given did not change: a copy was written (as_tensor copies "
+                f"a float64 ndarray into float32); write through the caller's {arg} itself",
+            ),
+            hint=(
+                f"{fn} 写进了 {arg} 的一份转换后的副本：{arg} 是 float64 的 ndarray 时，"
+                "as_tensor（以及任何转成 float32 的转换）都会另开存储，调用者的数组不会变。",
+                f"{fn} wrote into a converted copy of {arg}: for a float64 ndarray {arg}, "
+                "as_tensor (like any conversion to float32) makes new storage, and the caller's "
+                "array never changes.",
+            ),
+        )
+        return
+    # float64 plus float32 values; a float32 sum written back is within one float32 ulp
+    t.allclose(name, after, a + np.asarray(b, np.float64), atol=0.0, rtol=1e-7)
+
+
 def ln_inputs(t: TestContext, seed: int, shape: tuple[int, ...]) -> tuple[np.ndarray, ...]:
     """x (mean 5, std 2, so that both the mean and the scale matter), gamma, beta."""
     rng = t.rng(seed)
@@ -293,6 +328,19 @@ def residual_inplace(t: TestContext) -> None:
         rtol=1e-7,  # one float32 addition, compared with the float32 sum itself
     )
     t.unchanged(("b 没有被修改", "b is left unchanged"), b, call.args[1])
+    # a as a float64 ndarray (an x computed in float64): as_tensor copies it into float32,
+    # so writing into as_tensor(a) leaves the caller's array as it was.
+    inplace_float64(
+        t,
+        "residual_add",
+        "a",
+        (
+            "a 是 float64 的 ndarray：被改动的正是这个数组",
+            "a is a float64 ndarray: that very array changes",
+        ),
+        a.astype(np.float64),
+        b,
+    )
 
 
 @lab.test(

@@ -672,7 +672,7 @@ def run_loop(t: TestContext, text: str) -> tuple[Any, str, str, list[dict[str, A
 
 
 def expected_run(text: str) -> tuple[list[str], str]:
-    """(lines answered, transcript) of the REPL the lab asks for, on a stdin holding `text`."""
+    """(lines answered as read, transcript) of the REPL the lab asks, on a stdin of `text`."""
     lines, out, answered = io.StringIO(text), "", list[str]()
     while True:
         out += "> "
@@ -682,18 +682,22 @@ def expected_run(text: str) -> tuple[list[str], str]:
             return answered, out
         if line.strip():
             out += f"Bot: {reference(line.strip())}\n"
-            answered.append(line.strip())
+            answered.append(line)
 
 
 def check_run(t: TestContext, text: str) -> None:
     """chat_loop on `text`: turns, what the model was asked, the Bot lines, the transcript."""
-    answered, want = expected_run(text)
+    read, want = expected_run(text)
     value, written, printed, calls = run_loop(t, text)
-    turns = len(answered)
+    turns = len(read)
     t.equal(
         (f"返回 {turns}（回答过的轮数）", f"returns {turns} (the turns answered)"), value, turns
     )
     asked = [fed_ids(c) for c in calls]
+    # Lines with nothing around them but their "\n", and lines with spaces or a "\r\n":
+    # the second kind catches a loop that strips the newline only.
+    answered = [line.strip() for line in read if line.rstrip("\n") == line.strip()]
+    padded = [line for line in read if line.rstrip("\n") != line.strip()]
     missing = [a for a in answered if prompt_ids(a) not in asked]
     t.check(
         (
@@ -706,6 +710,26 @@ def check_run(t: TestContext, text: str) -> None:
             f"no forward call was given the prompt of: {missing}",
         ),
     )
+    if padded:
+        missing = [line for line in padded if prompt_ids(line.strip()) not in asked]
+        t.check(
+            (
+                "带空格、\\r\\n 的行：去掉空白后再交给模型",
+                "lines padded with spaces or ending in \\r\\n: the model gets them stripped",
+            ),
+            not missing,
+            tr(
+                f"模型没有被问到这些行去掉首尾空白后的文字：{missing}",
+                f"the model was never asked about the stripped text of these lines: {missing}",
+            ),
+            hint=(
+                "行首尾的空格或结尾的 \\r 跟着这一行一起交给了模型：只去掉结尾的 \\n 不够，"
+                "首尾的空白都不属于用户的问题。",
+                "The spaces around the line, or the \\r before its \\n, reached the model with "
+                "it: removing only the final \\n is not enough, no surrounding whitespace "
+                "belongs to the user's question.",
+            ),
+        )
     bots, want_bots = re.findall(r"Bot: .*", written), re.findall(r"Bot: .*", want)
     t.check(
         (
@@ -745,7 +769,7 @@ def check_run(t: TestContext, text: str) -> None:
     hint=LOOP_HINT,
 )
 def loop_quit(t: TestContext) -> None:
-    check_run(t, "你好\n\n   \n1+2=?\n/quit\nhello\n")
+    check_run(t, "你好\n\n   \n1+2=?\n  good morning  \nbye\r\n/quit\nhello\n")
 
 
 @lab.test(

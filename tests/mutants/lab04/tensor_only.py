@@ -1,6 +1,6 @@
 """Mutant: assumes every argument is a Tensor and calls .numpy() on it, so ndarrays fail."""
 
-# fails: accepts_arrays
+# fails: mask_causal, accepts_arrays
 
 import numpy as np
 
