@@ -10,16 +10,19 @@ from pathlib import Path
 
 import pytest
 
-from grader.labs import LabInfo, all_labs, resolve_lab
-from grader.pack import (
+from grader.course.pack import (
+    PackError,
+    _hidden_names,
     _layout_problems,
     _leaks,
     _run_labs,
     build_edition,
+    hidden_ids,
     pack,
     solution_bodies,
     verify_edition,
 )
+from grader.labs import LabInfo, all_labs, resolve_lab
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -113,7 +116,7 @@ def test_a_stub_that_passes_is_found_by_running_the_lab(
 ) -> None:
     out, labs = edition
     shutil.copyfile(labs[0].solution, out / "labs" / "lab04" / "student.py")
-    from grader.pack import _light_venv
+    from grader.course.pack import _light_venv
 
     _light_venv(out)
     problems = _run_labs(out, labs, lambda _: None)
@@ -123,7 +126,7 @@ def test_a_stub_that_passes_is_found_by_running_the_lab(
 def test_pack_refuses_a_folder_that_is_not_empty_or_inside_the_course(tmp_path: Path) -> None:
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "x").write_text("x", encoding="utf-8")
-    from grader.pack import PackError
+    from grader.course.pack import PackError
 
     with pytest.raises(PackError, match="not an empty folder"):
         pack(tmp_path / "full")
@@ -144,7 +147,11 @@ def test_instructor_commands_refuse_to_run_in_the_edition(
     edition: tuple[Path, list[LabInfo]],
 ) -> None:
     out, _ = edition
-    for args in (["self-check"], ["gradescope-bundle", str(out / "x.zip")]):
+    for args in (
+        ["self-check"],
+        ["gradescope-bundle", str(out / "x.zip")],
+        ["pack", str(out.parent / "again")],
+    ):
         proc = subprocess.run(
             [sys.executable, "-m", "grader", *args],
             capture_output=True,
@@ -154,4 +161,32 @@ def test_instructor_commands_refuse_to_run_in_the_edition(
         )
         assert proc.returncode == 2, proc.stderr
         assert "this is the student edition" in proc.stderr, proc.stderr
-    assert not (out / "x.zip").exists()
+        assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr  # one line, no traceback
+    assert not (out / "x.zip").exists() and not (out.parent / "again").exists()
+    with pytest.raises(PackError, match="it is a student edition"):
+        pack(out.parent / "again", source=out)
+
+
+def test_the_hidden_test_ids_are_every_hidden_modules() -> None:
+    ids, problems = hidden_ids(ROOT)
+    assert problems == []
+    assert {"mask_no_broadcast": "lab04", "adam_checks_first": "lab07"}.items() <= ids.items()
+
+
+def test_a_file_that_names_a_hidden_test_is_found(edition: tuple[Path, list[LabInfo]]) -> None:
+    out, _ = edition
+    assert _hidden_names(out, ROOT) == []
+    doc = out / "grader" / "notes.py"
+    doc.write_text('"""Notes.\n\nSee adam_checks_first and mask_no_broadcast."""\n', "utf-8")
+    (out / "labs" / "lab04" / "TASK.en.md").write_text("x\n\n`mask_no_broadcast`\n", "utf-8")
+    found = _hidden_names(out, ROOT)
+    assert sorted(found) == [
+        "grader/notes.py:3: names lab04's hidden test mask_no_broadcast (the edition names no "
+        "hidden test)",
+        "grader/notes.py:3: names lab07's hidden test adam_checks_first (the edition names no "
+        "hidden test)",
+        "labs/lab04/TASK.en.md:3: names lab04's hidden test mask_no_broadcast (the edition "
+        "names no hidden test)",
+    ]
+    doc.write_text("not_mask_no_broadcast_at_all\n", "utf-8")  # a longer word is not the id
+    assert len(_hidden_names(out, ROOT)) == 1

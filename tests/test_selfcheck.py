@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from grader.course.mutants import compose, parse_mutant
+from grader.course.selfcheck import Finding, run_self_check, stub_problems, text_problems
 from grader.i18n import Text
 from grader.labs import LabInfo, all_labs
-from grader.mutants import compose, parse_mutant
 from grader.results import CheckResult, LabResult, Status, TestResult
-from grader.selfcheck import Finding, run_self_check, stub_problems, text_problems
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.labs import LabInfo, all_labs
-from grader.stubs import (
+from grader.course.stubs import (
     NoMarkers,
     StubError,
     find_blocks,
@@ -17,6 +16,7 @@ from grader.stubs import (
     stub_for,
     sync_stubs,
 )
+from grader.labs import LabInfo, all_labs
 
 LABS = all_labs()
 
@@ -159,6 +159,56 @@ def test_a_module_block_takes_no_text() -> None:
 def test_a_near_miss_marker_is_an_error_not_code(marker: str) -> None:
     message = bad(fn(f"    {marker}\n    return 1\n"))
     assert message.startswith("sol.py:3:") and "looks like a solution marker" in message
+
+
+@pytest.mark.parametrize(
+    "marker",
+    [
+        "# BEGIN SOLUTON: x",
+        "# END SOLUTIONS",
+        "# BEGIN SOLUTIONS: x",
+        "# BEGN SOLUTION: x",
+        "# ENDSOLUTION",
+        "# END SOLUTION.",
+        "# BEGIN SOLUTION - x",
+    ],
+)
+def test_a_marker_typo_is_reported_at_its_own_line(marker: str) -> None:
+    """The typo's line, not the unclosed block or the orphan END it leaves behind."""
+    message = bad(fn(f"    x = 1\n    {marker}\n    return x\n"))
+    assert message.startswith("sol.py:4:") and "looks like a solution marker" in message
+    assert len(message.splitlines()) == 1
+
+
+def test_every_marker_typo_is_reported_each_at_its_line() -> None:
+    source = fn(
+        "    # BEGIN SOLUTON: a.\n    x = 1\n    # END SOLUTIONS\n"
+        "    y = 2  # END SOLUTION\n    return x + y\n"
+    )
+    lines = bad(source).splitlines()
+    assert [line.split(": ", 1)[0] for line in lines] == ["sol.py:3", "sol.py:5", "sol.py:6"]
+    assert "SOLUTON" in lines[0] and "SOLUTIONS" in lines[1] and "own line" in lines[2]
+
+
+def test_a_typo_among_good_markers_is_the_only_error() -> None:
+    source = fn("    # BEGIN SOLUTION: a.\n    x = 1\n    # END SOLUTON\n    return x\n")
+    message = bad(source)
+    assert message.startswith("sol.py:5:") and "never closed" not in message
+
+
+@pytest.mark.parametrize(
+    "comment", ["# the end: solutions differ", "# solution at the end", "# a BEGINNER's note"]
+)
+def test_prose_is_not_a_marker(comment: str) -> None:
+    source = fn(f"    # BEGIN SOLUTION: a.\n    {comment}\n    return 1\n    # END SOLUTION\n")
+    assert "TODO(lab99): a." in make_stub(source, "lab99", "sol.py")
+
+
+def test_sync_reports_each_typo_on_its_line(tmp_path: Path) -> None:
+    info = course(tmp_path, fn("    # BEGIN SOLUTON: a.\n    return 1\n    # END SOLUTIONS\n"))
+    errors = sync_stubs([info], write=False).errors
+    assert len(errors) == 2 and errors[0].startswith("lab99: ") and ":3:" in errors[0]
+    assert ":5:" in errors[1]
 
 
 def test_a_marker_must_stand_alone() -> None:

@@ -1,8 +1,9 @@
 """`minillm pack OUT`: write the student edition of the course, then prove it is one.
 
-See `grader.pack` for what the edition holds and what is checked. Exit status: 0 when the
+See `grader.course.pack` for what the edition holds and what is checked. Exit status: 0 when the
 edition was written and every check holds; 1 when a check fails (each problem is listed);
-2 when OUT is not a new or empty folder outside the course.
+2 when OUT is not a new or empty folder outside the course, or when this copy of the course
+is itself a student edition (one line says so: only the instructor's course can be packed).
 """
 
 from __future__ import annotations
@@ -20,10 +21,13 @@ __all__ = ["pack"]
 @click.option("--labs", "labs_spec", help="Only these labs, e.g. lab01,lab02 (default: all).")
 def pack(out: Path, labs_spec: str | None) -> None:
     """Write the student edition to OUT (no solutions, no hidden checks) and verify it."""
-    from grader.labs import UnknownLab, resolve_lab
-    from grader.pack import PackError
-    from grader.pack import pack as write_edition
+    from grader.course.pack import PackError
+    from grader.course.pack import pack as write_edition
+    from grader.labs import UnknownLab, instructor_only, resolve_lab
 
+    if why := instructor_only("minillm pack"):
+        click.echo(why, err=True)
+        sys.exit(2)
     labs = None
     if labs_spec:
         try:

@@ -1,7 +1,8 @@
 """`minillm self-check [LAB ...] [--only CHECK,...] [--skip CHECK,...]`: the course checks itself.
 
-See `grader.selfcheck` for the checks. Prints one line per lab and every problem found;
-exit status 0 when there is none, 1 otherwise, 2 for a usage error.
+See `grader.course.selfcheck` for the checks. Prints one line per lab and every problem found;
+exit status 0 when there is none, 1 otherwise, 2 for a usage error or a hidden module
+(``solutions/labNN/hidden.py``) that does not load, said in one ``file:line:`` line.
 """
 
 from __future__ import annotations
@@ -23,11 +24,13 @@ def _names(spec: str | None) -> set[str]:
 @click.option("--skip", help="All checks but these (comma-separated).")
 def self_check(labs: tuple[str, ...], only: str | None, skip: str | None) -> None:
     """Check every lab (or LABS): stubs TODO, solutions pass, handouts true, mutants caught."""
+    from grader.course.selfcheck import CHECKS, run_self_check
+    from grader.grade.checks import hidden_problems
     from grader.labs import UnknownLab, all_labs, instructor_only, resolve_lab
-    from grader.selfcheck import CHECKS, run_self_check
 
     if why := instructor_only("minillm self-check"):
-        raise click.UsageError(why)
+        click.echo(why, err=True)
+        sys.exit(2)
 
     chosen = _names(only) or set(CHECKS)
     chosen -= _names(skip)
@@ -38,6 +41,9 @@ def self_check(labs: tuple[str, ...], only: str | None, skip: str | None) -> Non
         infos = [resolve_lab(n) for n in labs] if labs else all_labs()
     except UnknownLab as e:
         raise click.UsageError(str(e)) from None
+    if problems := hidden_problems(infos):
+        click.echo("\n".join(problems), err=True)
+        sys.exit(2)
     click.echo(f"self-check of {len(infos)} lab(s): {', '.join(c for c in CHECKS if c in chosen)}")
     found = run_self_check(infos, checks=chosen, say=click.echo)
     for finding in found:

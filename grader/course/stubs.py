@@ -24,11 +24,14 @@ imports the student gets and the module docstring live once, in the solution.
 A bad marker is an error that names the file and line, never a guess: a block that is not
 closed, a block inside a block, an ``END`` without a ``BEGIN`` or at another indentation, an
 empty block, a function block without its TODO text, a module-level block with one, or a
-comment that looks like a marker but is not one (``### BEGIN SOLUTION``). A solution with
-no markers at all is refused (`NoMarkers`): it is not yet one source.
+comment that looks like a marker but is not one (``### BEGIN SOLUTION``, ``# BEGIN SOLUTON``,
+``# END SOLUTIONS``, a marker after code). Every such look-alike is reported at its own line,
+all of them at once and before any other rule is checked (a typo in a marker would otherwise
+surface as an unclosed block far from it). A solution with no markers at all is refused
+(`NoMarkers`): it is not yet one source.
 
 Generated files: `labs/labNN/student.py` (handed out) and `labs/labNN/.stub.py` (the pristine
-copy `minillm reset` restores). ``python -m grader.stubs [--check] [LAB ...]`` (also
+copy `minillm reset` restores). ``python -m grader.course.stubs [--check] [LAB ...]`` (also
 ``make stubs`` and ``minillm stubs``) writes them, or with ``--check`` lists the labs whose
 committed stubs differ.
 """
@@ -36,6 +39,7 @@ committed stubs differ.
 from __future__ import annotations
 
 import ast
+import difflib
 import io
 import re
 import sys
@@ -44,6 +48,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.errors import GraderError
 from grader.labs import LabInfo, UnknownLab, all_labs, resolve_lab
 
 __all__ = [
@@ -55,6 +60,7 @@ __all__ = [
     "has_markers",
     "main",
     "make_stub",
+    "marker_like",
     "stub_for",
     "sync_stubs",
 ]
@@ -63,11 +69,12 @@ BEGIN = "BEGIN SOLUTION"
 END = "END SOLUTION"
 _BEGIN = re.compile(r"^# BEGIN SOLUTION(?::[ ]*(?P<text>.*?))?[ ]*$")
 _END = re.compile(r"^# END SOLUTION[ ]*$")
-_LOOKALIKE = re.compile(r"\b(BEGIN|END)[ _]SOLUTION\b", re.IGNORECASE)
+_LETTERS = re.compile(r"[A-Za-z]+")
+_PHRASE_BREAK = re.compile(r"[^A-Za-z\s_-]+")
 STUB_FILES = ("student.py", ".stub.py")
 
 
-class StubError(ValueError):
+class StubError(GraderError, ValueError):
     """A solution whose markers cannot make a stub; the message starts with ``file:line:``."""
 
 
@@ -90,22 +97,81 @@ class Block:
     function: str | None
 
 
-def _comments(source: str, path: str) -> list[tuple[int, str, str]]:
-    """(line, indentation, comment text) of every comment that stands alone on its line."""
+def _near(word: str, target: str, ratio: float) -> bool:
+    return difflib.SequenceMatcher(None, word, target).ratio() >= ratio
+
+
+def _begin_or_end(word: str) -> bool:
+    return _near(word, "BEGIN", 0.75) or word in ("END", "ENDS", "EDN", "NED", "ENDE")
+
+
+def marker_like(comment: str) -> bool:
+    """Whether a comment reads as a marker, typos included (``BEGIN SOLUTON``, ``END_SOLUTIONS``).
+
+    The test is on its words, case aside: one close to ``BEGIN`` or ``END`` followed by one
+    close to ``SOLUTION`` (only spaces, ``_`` or ``-`` between them), or the two written as
+    one word (``ENDSOLUTION``).
+    """
+    for phrase in _PHRASE_BREAK.split(comment):
+        words = [w.upper() for w in _LETTERS.findall(phrase)]
+        for i, word in enumerate(words):
+            if i and _near(word, "SOLUTION", 0.75) and _begin_or_end(words[i - 1]):
+                return True
+            for head in ("BEGIN", "END"):
+                rest = word[len(head) :]
+                if word.startswith(head) and len(rest) > 4 and _near(rest, "SOLUTION", 0.75):
+                    return True
+    return False
+
+
+def _scan(source: str, path: str) -> tuple[list[tuple[int, str, str]], list[str]]:
+    """(line, indentation, text) of every comment alone on its line, and the look-alike
+    markers (``file:line: why``), each at its own line.
+
+    Raises:
+        StubError: a file that tokenize cannot read.
+    """
     out: list[tuple[int, str, str]] = []
+    problems: list[str] = []
     lines = source.splitlines()
     try:
         for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            if tok.type == tokenize.COMMENT:
-                row = tok.start[0]
-                before = lines[row - 1][: tok.start[1]]
-                if not before.strip():
-                    out.append((row, before, tok.string))
-                elif _LOOKALIKE.search(tok.string):
-                    raise StubError(f"{path}:{row}: a solution marker must be on its own line")
+            if tok.type != tokenize.COMMENT:
+                continue
+            row = tok.start[0]
+            before = lines[row - 1][: tok.start[1]]
+            if not before.strip():
+                out.append((row, before, tok.string))
+                problem = _lookalike(tok.string)
+                if problem:
+                    problems.append(f"{path}:{row}: {problem}")
+            elif marker_like(tok.string):
+                problems.append(f"{path}:{row}: a solution marker must be on its own line")
     except (tokenize.TokenError, SyntaxError) as e:
         raise StubError(f"{path}: cannot read the file as Python: {e}") from None
+    return out, problems
+
+
+def _comments(source: str, path: str) -> list[tuple[int, str, str]]:
+    """The comments alone on their lines (see `_scan`).
+
+    Raises:
+        StubError: every look-alike marker, one ``file:line:`` line each.
+    """
+    out, problems = _scan(source, path)
+    if problems:
+        raise StubError("\n".join(problems))
     return out
+
+
+def _lookalike(text: str) -> str | None:
+    """Why a comment alone on its line is a look-alike marker, or None (a marker, or not one)."""
+    if _BEGIN.match(text) or _END.match(text) or not marker_like(text):
+        return None
+    return (
+        f"{text!r} looks like a solution marker but is not one; "
+        f"write '# {BEGIN}: <what the student does>' or '# {END}'"
+    )
 
 
 def _functions(tree: ast.Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
@@ -137,11 +203,6 @@ def find_blocks(source: str, path: str | Path = "<solution>") -> list[Block]:
     for row, indent, text in _comments(source, where):
         begin, end = _BEGIN.match(text), _END.match(text)
         if begin is None and end is None:
-            if _LOOKALIKE.search(text):
-                raise StubError(
-                    f"{where}:{row}: {text!r} looks like a solution marker but is not one; "
-                    f"write '# {BEGIN}: <what the student does>' or '# {END}'"
-                )
             continue
         if begin is not None:
             if open_at is not None:
@@ -204,7 +265,8 @@ def _block(
 
 def has_markers(source: str) -> bool:
     """Whether the source has at least one marker comment (the cheap test before parsing)."""
-    return any(_BEGIN.match(t) or _END.match(t) for _, _, t in _comments(source, "<source>"))
+    comments, _ = _scan(source, "<source>")
+    return any(_BEGIN.match(t) or _END.match(t) for _, _, t in comments)
 
 
 def make_stub(source: str, lab_id: str, path: str | Path = "<solution>") -> str:
@@ -237,7 +299,7 @@ def make_stub(source: str, lab_id: str, path: str | Path = "<solution>") -> str:
             f"{path}: no '# {BEGIN}' markers, so there is no stub to make from it. Put "
             f"'# {BEGIN}: <the TODO text>' and '# {END}' around the answer inside each "
             "function the student writes, and around solution-only imports and helpers "
-            "(see grader/stubs.py)"
+            "(see grader/course/stubs.py)"
         )
     lines = source.splitlines(keepends=True)
     out: list[str] = []
@@ -301,7 +363,7 @@ def sync_stubs(infos: Sequence[LabInfo], *, write: bool) -> Sync:
             found.unmarked.append(f"{info.id}: {e}")
             continue
         except StubError as e:
-            found.errors.append(f"{info.id}: {e}")
+            found.errors += [f"{info.id}: {line}" for line in str(e).splitlines()]
             continue
         for name in STUB_FILES:
             target = info.dir / name
@@ -315,7 +377,7 @@ def sync_stubs(infos: Sequence[LabInfo], *, write: bool) -> Sync:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m grader.stubs [--check] [LAB ...]``; returns the exit status.
+    """``python -m grader.course.stubs [--check] [LAB ...]``; returns the exit status.
 
     Without ``--check`` the stubs are written. A solution without markers is skipped with
     a message on stderr (its stub stays as committed). Exit status: 0 when every marked

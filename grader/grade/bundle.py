@@ -21,6 +21,9 @@ build the image), then ``run_autograder`` once per submission, with the student'
 
 A student submits their repository (or a zip of it), or, for a bundle of a single lab, just
 that lab's ``student.py``.
+
+A bundle is never built with a hidden module that does not load (`BundleError`, with the
+``file:line:`` of each problem): on Gradescope it would fail every submission.
 """
 
 from __future__ import annotations
@@ -33,9 +36,11 @@ import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from grader.errors import GraderError
+from grader.grade.checks import hidden_problems
 from grader.labs import LabInfo
 
-__all__ = ["RUN_AUTOGRADER", "SETUP_SH", "build_bundle"]
+__all__ = ["RUN_AUTOGRADER", "SETUP_SH", "BundleError", "build_bundle"]
 
 SETUP_SH = """\
 #!/usr/bin/env bash
@@ -107,6 +112,10 @@ exit 0
 """
 
 
+class BundleError(GraderError, ValueError):
+    """A course that cannot make a bundle; the message has one ``file:line:`` line a problem."""
+
+
 def _add(zf: zipfile.ZipFile, name: str, text: str, mode: int) -> None:
     info = zipfile.ZipInfo(name)
     info.external_attr = (stat.S_IFREG | mode) << 16
@@ -138,7 +147,13 @@ def build_bundle(
         lang: the language of the results students read.
         fallback: grade without isolation where bubblewrap cannot run, where student code
             can read the hidden checks (default: score 0 and a message that says so).
+
+    Raises:
+        BundleError: a lab's hidden checks do not load (nothing is written).
     """
+    problems = hidden_problems(LabInfo(i.id, source / "labs" / i.id) for i in labs)
+    if problems:
+        raise BundleError("\n".join(problems))
     labs_arg = f" --labs {shlex.quote(','.join(i.id for i in labs))}" if only_labs else ""
     run = RUN_AUTOGRADER.format(
         lang=shlex.quote(lang), labs=labs_arg, fallback="yes" if fallback else "no"

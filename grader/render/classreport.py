@@ -3,7 +3,19 @@
 What an instructor reads after grading a class: how the total scores are distributed, how
 many students passed each lab (every test of it) and what each lab's mean score is, and
 the checks that most students fail, each with its test's title and the most common
-failure message, so it is clear what to teach again. Then one row per submission.
+failure message, so it is clear what to teach again. Then one row per submission, which
+opens (a ``<details>``) on that student's full report: each lab's plain report
+(`grader.render.lab.render_plain`), as ``minillm verify`` prints it.
+
+The checks are ranked across all labs by how many students fail them (a student with
+several submissions counts once). Ties go round the labs: every lab's first check comes
+before any lab's second, so no lab is crowded out by the labs before it. The checks of one
+test that fail for exactly the same students are one row ("and 7 more checks of this
+test"), so one student's bug does not fill the table. A hidden check is labelled so.
+A lab whose student.py does not import is one row of its own, and its score is marked in
+the table of submissions. A submission with nothing graded (an empty folder, a zip without
+any student.py, one refused) is an error row: it is not a student with 0 points, and it
+counts in no score, rate or distribution.
 
 The page needs nothing from the network (styles and charts are inline: HTML, CSS and
 SVG), so it can be mailed or opened offline. Every text from a submission is escaped: for
@@ -22,12 +34,12 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from grader.grade.result import BatchResult
 from grader.i18n import Text
 from grader.render.common import block, fmt_points, one_line
-from grader.results import Status
+from grader.render.lab import render_plain
+from grader.results import BatchResult, Status, SubmissionResult
 
-__all__ = ["FailingCheck", "failing_checks", "render_class_report"]
+__all__ = ["FailingCheck", "failing_checks", "graded", "render_class_report"]
 
 _FAILING = (Status.FAIL, Status.ERROR, Status.TIMEOUT)
 _IMPORT = Text("student.py 无法导入", "student.py does not import")
@@ -53,6 +65,13 @@ _WORDS = {
         "none": "没有哪项检查 FAIL、ERROR 或 TIMEOUT（TODO、SKIP 和没交的实验不算）。",
         "stats": "平均 {mean}，中位数 {median}，最低 {low}，最高 {high}（满分 {max}）",
         "iso": "这次评测没有隔离：学生代码以评测者的身份运行。",
+        "hidden": "隐藏",
+        "more": "还有本测试的 {n} 项检查，没通过的是同一批学生",
+        "rest": "另有 {n} 项检查没有列出，每项最多 {k} 名学生没通过。",
+        "ungraded": "份没有评分（见下面的错误行）",
+        "empty": "没有可评分的内容：提交里没有任何 labs/*/student.py",
+        "noimport": "student.py 无法导入",
+        "report": "完整报告",
     },
     "en": {
         "title": "Class report",
@@ -74,6 +93,13 @@ _WORDS = {
         "handed in are not counted).",
         "stats": "mean {mean}, median {median}, lowest {low}, highest {high} (of {max})",
         "iso": "This run was NOT isolated: student code ran as the grader's user.",
+        "hidden": "hidden",
+        "more": "and {n} more checks of this test, failed by the same students",
+        "rest": "{n} more checks are not listed; each fails for at most {k} students.",
+        "ungraded": "not graded (the error rows below)",
+        "empty": "nothing to grade: the submission holds no labs/*/student.py",
+        "noimport": "student.py does not import",
+        "report": "full report",
     },
 }
 
@@ -91,12 +117,17 @@ th{background:#f3f5f9}td.n,th.n{text-align:right;font-variant-numeric:tabular-nu
 pre{white-space:pre-wrap;word-break:break-word;margin:0;font-size:.85em;
 background:#f7f8fa;padding:.3em .5em;border-radius:3px;max-height:9em;overflow:auto}
 svg text{font-size:11px;fill:#1d2330}
+.tag{font-size:.75em;background:#5a6478;color:#fff;border-radius:3px;padding:0 .35em}
+.bad{color:#b3261e;font-weight:600}tr.err td{color:#b3261e}
+tr.more td{border-bottom:1px solid #d7dce5;padding-top:0}
+details pre{max-height:40em}summary{cursor:pointer;color:#3b5fa0}
 """
 
 
 @dataclass
 class FailingCheck:
-    """A check and the submissions that fail it."""
+    """A check (or the checks of one test that fail for the same students) and the
+    students that fail it; `count` is how many."""
 
     lab: str
     test: str
@@ -104,6 +135,10 @@ class FailingCheck:
     check: str
     count: int = 0
     messages: Counter[str] = field(default_factory=Counter)
+    hidden: bool = False
+    more: int = 0  # further checks of the same test, failed by exactly the same students
+    students: set[str] = field(default_factory=set)
+    order: int = 0  # the test's number, then the check's place in it (ties in a lab)
 
     @property
     def message(self) -> str:
@@ -111,37 +146,79 @@ class FailingCheck:
         return self.messages.most_common(1)[0][0] if self.messages else ""
 
 
-def failing_checks(batch: BatchResult, lang: str) -> list[FailingCheck]:
-    """Every check that fails for some submission, most failed first."""
+def graded(sub: SubmissionResult) -> bool:
+    """Whether the submission has a grade at all (an empty or refused one has no lab)."""
+    return bool(sub.labs)
+
+
+def _student(sub: SubmissionResult) -> str:
+    return sub.student_id or sub.name
+
+
+def _failures(batch: BatchResult, lang: str) -> list[FailingCheck]:
+    """Every failing check, once per student, in lab order (not yet merged or ranked)."""
     found: dict[tuple[str, str, str], FailingCheck] = {}
-    for sub in batch.submissions:
-        seen: set[tuple[str, str, str]] = set()
+    for sub in filter(graded, batch.submissions):
+        who = _student(sub)
         for lab in sub.labs:
             if lab.import_error is not None:
                 entry = found.setdefault(
                     (lab.lab, "", ""),
                     FailingCheck(lab.lab, "", _IMPORT.pick(lang), _IMPORT.pick(lang)),
                 )
-                entry.count += 1
-                rows = lab.import_error.pick(lang).strip().splitlines()
-                entry.messages["\n".join(rows[-4:])] += 1
+                if who not in entry.students:
+                    entry.students.add(who)
+                    rows = lab.import_error.pick(lang).strip().splitlines()
+                    entry.messages["\n".join(rows[-4:])] += 1
                 continue
             for test in lab.tests:
-                for c in test.checks:
+                for i, c in enumerate(test.checks):
                     if c.status not in _FAILING:
                         continue
                     key = (lab.lab, test.id, c.name.en)
                     entry = found.setdefault(
                         key,
-                        FailingCheck(lab.lab, test.id, test.title.pick(lang), c.name.pick(lang)),
+                        FailingCheck(
+                            lab.lab,
+                            test.id,
+                            test.title.pick(lang),
+                            c.name.pick(lang),
+                            hidden=test.hidden,
+                            order=test.number * 10_000 + i,
+                        ),
                     )
-                    if key in seen:
+                    if who in entry.students:
                         continue
-                    seen.add(key)
-                    entry.count += 1
+                    entry.students.add(who)
                     text = c.message.pick(lang) if c.message else c.status.value
                     entry.messages["\n".join(text.strip().splitlines()[:6])] += 1
-    return sorted(found.values(), key=lambda f: (-f.count, f.lab, f.test, f.check))
+    for entry in found.values():
+        entry.count = len(entry.students)
+    return list(found.values())
+
+
+def failing_checks(batch: BatchResult, lang: str) -> list[FailingCheck]:
+    """Every check that fails for some student, ranked (see the module docstring)."""
+    rows: list[FailingCheck] = []
+    same: dict[tuple[str, str, frozenset[str]], FailingCheck] = {}
+    for entry in sorted(_failures(batch, lang), key=lambda f: (f.lab, f.order)):
+        first = same.setdefault((entry.lab, entry.test, frozenset(entry.students)), entry)
+        if first is entry or not entry.test:
+            rows.append(entry)
+        else:
+            first.more += 1
+            first.messages.update(entry.messages)
+    labs = {lab: i for i, lab in enumerate(batch.labs)}
+    rank: dict[int, int] = {}
+    by_lab: dict[str, list[FailingCheck]] = {}
+    for entry in sorted(rows, key=lambda f: (-f.count, f.order)):
+        by_lab.setdefault(entry.lab, []).append(entry)
+    for entries in by_lab.values():
+        rank.update({id(e): i for i, e in enumerate(entries)})
+    return sorted(
+        rows,
+        key=lambda f: (-f.count, rank[id(f)], labs.get(f.lab, len(labs)), f.lab, f.order),
+    )
 
 
 def _e(text: object, *, lines: bool = False) -> str:
@@ -189,13 +266,15 @@ def _bar(fraction: float) -> str:
     return f'<div class="bar"><span style="width:{100 * fraction:.1f}%"></span></div>'
 
 
-def _labs_table(batch: BatchResult, lang: str, w: dict[str, str]) -> list[str]:
+def _labs_table(
+    batch: BatchResult, subs: list[SubmissionResult], lang: str, w: dict[str, str]
+) -> list[str]:
     rows = [
         f"<table><tr><th>{w['lab']}</th><th>{w['passed']}</th><th></th><th>{w['mean']}</th></tr>"
     ]
-    n = len(batch.submissions) or 1
+    n = len(subs) or 1
     for lab_id in batch.labs:
-        results = [r for s in batch.submissions if (r := s.lab(lab_id)) is not None]
+        results = [r for s in subs if (r := s.lab(lab_id)) is not None]
         passed = sum(1 for r in results if r.passed)
         means = [r.score / r.max_score for r in results if r.max_score]
         mean = statistics.fmean(means) if means else 0.0
@@ -210,23 +289,49 @@ def _labs_table(batch: BatchResult, lang: str, w: dict[str, str]) -> list[str]:
 
 
 def _hard_table(batch: BatchResult, lang: str, w: dict[str, str], limit: int) -> list[str]:
-    hard = failing_checks(batch, lang)[:limit]
+    found = failing_checks(batch, lang)
+    hard = found[:limit]
     if not hard:
         return [f"<p>{w['none']}</p>"]
-    n = len(batch.submissions) or 1
+    n = len({_student(s) for s in batch.submissions if graded(s)}) or 1
     rows = [
         f"<table><tr><th>{w['lab']}</th><th>{w['check']}</th><th class=n>{w['students']}</th>"
         f"<th>{w['message']}</th></tr>"
     ]
     for f in hard:
-        what = f"<b>{_e(f.title)}</b>" + (f"<br>{_e(f.check)}" if f.check != f.title else "")
+        tag = f" <span class=tag>{w['hidden']}</span>" if f.hidden else ""
+        what = f"<b>{_e(f.title)}</b>{tag}" + (f"<br>{_e(f.check)}" if f.check != f.title else "")
+        if f.more:
+            what += f"<br><i>{_e(w['more'].format(n=f.more))}</i>"
         rows.append(
             f"<tr><td>{_e(f.lab)}</td><td>{what}</td>"
             f"<td class=n>{f.count}/{n} ({100 * f.count / n:.0f}%)</td>"
             f"<td><pre>{_e(f.message, lines=True)}</pre></td></tr>"
         )
     rows.append("</table>")
+    if len(found) > len(hard):
+        rest = w["rest"].format(n=len(found) - len(hard), k=found[len(hard)].count)
+        rows.append(f"<p class=meta>{_e(rest)}</p>")
     return rows
+
+
+def _score_cell(sub: SubmissionResult, lab_id: str, w: dict[str, str]) -> str:
+    r = sub.lab(lab_id)
+    if r is None:
+        return "<td class=n>-</td>"
+    if r.import_error is not None:
+        mark = f' <span class=bad title="{w["noimport"]}">&#9888;</span>'
+        return f"<td class=n>{fmt_points(r.score)}{mark}</td>"
+    return f"<td class=n>{fmt_points(r.score)}</td>"
+
+
+def _report(sub: SubmissionResult, lang: str, w: dict[str, str], span: int) -> str:
+    """The row under a student's row that opens on their full report."""
+    text = "\n".join(render_plain(lab, lang) for lab in sub.labs)
+    return (
+        f"<tr class=more><td colspan={span}><details><summary>{w['report']}: {_e(sub.name)}"
+        f"</summary><pre>{_e(text, lines=True)}</pre></details></td></tr>"
+    )
 
 
 def _submissions_table(batch: BatchResult, w: dict[str, str], lang: str) -> list[str]:
@@ -235,23 +340,31 @@ def _submissions_table(batch: BatchResult, w: dict[str, str], lang: str) -> list
         f"<table><tr><th>{w['name']}</th>{head}<th class=n>{w['total']}</th>"
         f"<th>{w['error']}</th></tr>"
     ]
-    for sub in sorted(batch.submissions, key=lambda s: (-s.score, s.name)):
-        cells = "".join(
-            f"<td class=n>{fmt_points(r.score) if (r := sub.lab(lab)) else '-'}</td>"
-            for lab in batch.labs
-        )
+    subs = sorted(filter(graded, batch.submissions), key=lambda s: (-s.score, s.name))
+    for sub in subs:
+        cells = "".join(_score_cell(sub, lab, w) for lab in batch.labs)
         rows.append(
             f"<tr><td>{_e(sub.name)}</td>{cells}<td class=n>{fmt_points(sub.score)}/"
             f"{fmt_points(sub.max_score)}</td><td>{_e(sub.error_in(lang))}</td></tr>"
         )
+        rows.append(_report(sub, lang, w, len(batch.labs) + 3))
+    for sub in sorted(batch.submissions, key=lambda s: s.name):
+        if graded(sub):
+            continue
+        cells = "<td class=n>-</td>" * (len(batch.labs) + 1)
+        why = sub.error_in(lang) or w["empty"]
+        rows.append(f"<tr class=err><td>{_e(sub.name)}</td>{cells}<td>{_e(why)}</td></tr>")
     rows.append("</table>")
+    if any(r.import_error is not None for s in subs for r in s.labs):
+        rows.append(f"<p class=meta><span class=bad>&#9888;</span> {w['noimport']}</p>")
     return rows
 
 
 def render_class_report(batch: BatchResult, lang: str, *, limit: int = 15) -> str:
     """The page, as one HTML document (UTF-8, no external resources)."""
     w = _WORDS["en" if lang == "en" else "zh"]
-    subs = batch.submissions
+    subs = [s for s in batch.submissions if graded(s)]
+    ungraded = len(batch.submissions) - len(subs)
     totals = [s.score for s in subs]
     top = batch.max_score
     percents = [100 * t / top if top else 0.0 for t in totals]
@@ -265,12 +378,14 @@ def render_class_report(batch: BatchResult, lang: str, *, limit: int = 15) -> st
     )
     body = [
         f"<h1>miniLLM — {w['title']}</h1>",
-        f"<p class=meta>{_e(when)} · {len(subs)} {w['subs']} · {_e(', '.join(batch.labs))}</p>",
+        f"<p class=meta>{_e(when)} · {len(subs)} {w['subs']}"
+        + (f" · {ungraded} {w['ungraded']}" if ungraded else "")
+        + f" · {_e(', '.join(batch.labs))}</p>",
     ]
     if not batch.isolated:
         body.append(f"<p class=warn>{w['iso']}</p>")
     body += [f"<h2>{w['dist']}</h2>", f"<p>{_e(stats)}</p>", _histogram(percents)]
-    body += [f"<h2>{w['labs']}</h2>", *_labs_table(batch, lang, w)]
+    body += [f"<h2>{w['labs']}</h2>", *_labs_table(batch, subs, lang, w)]
     body += [f"<h2>{w['hard']}</h2>", *_hard_table(batch, lang, w, limit)]
     body += [f"<h2>{w['all']}</h2>", *_submissions_table(batch, w, lang)]
     return (

@@ -1,22 +1,29 @@
 """A batch as JUnit XML (``--format junit``), as pytest writes it and CI servers read it.
 
-    <testsuites name="minillm grade" tests= failures= errors= skipped= time=>
+    <testsuites name="minillm grade" tests= failures= errors= time=>
       <testsuite id= package= name="alice.lab04" hostname= timestamp= tests= failures=
                  errors= skipped= time=>
         <properties> score, max_score, isolated, error </properties>
         <testcase classname="alice.lab04" name="[TEST 1] title :: check" time=>
           <failure type="FAIL" message="...">details</failure>     FAIL and TODO
           <error type="ERROR" message="...">details</error>         ERROR and TIMEOUT
+          <error type="grader-error" message="...">details</error>  GRADER
           <skipped type="SKIP" message="..."/>                      SKIP
         </testcase>
         <system-out/> <system-err/>
       </testsuite>
     </testsuites>
 
+A grader error (`Status.GRADER`: a bug in verify.py, a request the grader could not send)
+is an ``<error>`` whose type is ``grader-error``, apart from the student's failures and
+errors, so a CI server can tell the course staff's problem from the student's.
 One testsuite per submission and lab, one testcase per check (a test that has no check
-lines, because it did not run, is one testcase itself). Every element and attribute that
-the Ant JUnit schema requires is present; a score has no place in JUnit, so each suite
-carries it as properties. Text a submission chose is escaped first, as in every format (a
+lines, because it did not run, is one testcase itself). The document is valid against
+Jenkins' ``junit-10.xsd`` (the xUnit plugin's; a transcription is
+``tests/fixtures/junit-10.xsd``), and every element and attribute that the Ant JUnit schema
+requires is present: ``skipped`` is counted per testsuite only, since that schema has no
+such attribute on ``<testsuites>``. A score has no place in JUnit, so each suite carries it
+as properties. Text a submission chose is escaped first, as in every format (a
 name or message to one line, details with their line breaks:
 `grader.render.common.one_line`, `block`), then made XML-safe (`xml_safe`).
 """
@@ -27,19 +34,20 @@ import socket
 import time
 import xml.etree.ElementTree as ET
 
-from grader.grade.result import BatchResult, SubmissionResult
 from grader.render.common import block, check_text, fmt_points, one_line, test_label, xml_safe
-from grader.results import LabResult, Status
+from grader.results import BatchResult, LabResult, Status, SubmissionResult
 
 __all__ = ["render_junit"]
 
-_KIND = {
+_TAG = {
     Status.FAIL: "failure",
     Status.TODO: "failure",
     Status.ERROR: "error",
     Status.TIMEOUT: "error",
     Status.SKIP: "skipped",
+    Status.GRADER: "error",
 }
+_TYPE = {Status.GRADER: "grader-error"}  # the element's type; else the status's name
 
 
 def _case(
@@ -58,13 +66,14 @@ def _case(
         name=xml_safe(one_line(name)),
         time=f"{seconds:.4f}",
     )
-    kind = _KIND.get(status)
-    if kind is None:
+    tag = _TAG.get(status)
+    if tag is None:
         return
     rows = block(message).strip().splitlines()
     first = rows[0] if rows else status.value
-    outcome = ET.SubElement(case, kind, type=status.value, message=xml_safe(first[:500]))
-    if kind != "skipped":
+    element_type = _TYPE.get(status, status.value)
+    outcome = ET.SubElement(case, tag, type=element_type, message=xml_safe(first[:500]))
+    if tag != "skipped":
         outcome.text = xml_safe(block(details))
 
 
@@ -128,7 +137,7 @@ def render_junit(batch: BatchResult, lang: str) -> str:
             _suite(root, n, sub, lab, lang, stamp)
             n += 1
     suites = root.findall("testsuite")
-    for key in ("tests", "failures", "errors", "skipped"):
+    for key in ("tests", "failures", "errors"):  # junit-10.xsd: no "skipped" on the root
         root.set(key, str(sum(int(s.get(key, "0")) for s in suites)))
     root.set("time", f"{sum(s.seconds for s in batch.submissions):.4f}")
     ET.indent(root)
