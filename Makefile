@@ -1,6 +1,6 @@
 # miniLLM lab — one entry point for students, instructors and CI.
 #   make test LAB=lab04   verify one lab (sets up .venv on first use)
-#   make check            the project's own tests + ruff + mypy
+#   make check            the project's own tests + ruff + mypy + the import contracts
 #   make bench            benchmarks (on demand, prints medians and ratios)
 #   make train            train the default chat model (minutes; writes minillm-default.*)
 #   make handouts         rewrite the TASK.md output blocks from real grader runs
@@ -34,6 +34,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check $(LINTED)
+	$(BIN)/lint-imports --no-cache
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -52,16 +53,17 @@ bench: $(STAMP)
 	$(BIN)/python bench/bpe_train.py
 	$(BIN)/python bench/grade_batch.py
 	$(BIN)/python bench/serve_load.py
+	$(BIN)/python bench/codec_decode.py
 
 train: $(STAMP)
 	$(BIN)/minillm train --preset default --out minillm-default.bin
 	$(BIN)/minillm eval minillm-default.bin
 
 handouts: $(STAMP)
-	$(BIN)/python -m grader.handouts --write
+	$(BIN)/python -m grader.course.handouts --write
 
 stubs: $(STAMP)
-	$(BIN)/python -m grader.stubs
+	$(BIN)/python -m grader.course.stubs
 
 # One BLAS thread: on a shared machine more threads spin instead of working.
 model: $(STAMP)

@@ -1,34 +1,37 @@
 """miniLLM lab grader: the check language, the sandbox, the report and the CLI.
 
 The judge (this package, in the grader's process) and the student's code (in a
-sandbox child) never share a process; only plain data crosses between them.
+sandbox child) never share a process; only plain data crosses between them. Its floors
+and wings, and the path of one verify call and one graded submission, are in
+ARCHITECTURE.md beside the README.
 
 Two trust levels. On the student's own machine (`verify`, the pytest plugin, `status`,
 `watch`) the sandbox keeps honest mistakes from corrupting the verdicts, and the grader's
 process guards itself against what is cheap to guard against on every run
-(`grader.guard`). `minillm grade` is a trust boundary (`grader.grade`): each lab's public
-tests, and then each lab's hidden tests, run in a fresh sandbox; random inputs come from a
-per-submission seed; the submission is read as hostile data; only the grader classifies a
-grader error and every submission string is escaped. Its isolation levels:
+(`grader.sandbox.guard`). `minillm grade` is a trust boundary (`grader.grade`): each
+lab's public tests, and then each lab's hidden tests, run in a fresh sandbox; random
+inputs come from a per-submission seed; the submission is read as hostile data; only the
+grader classifies a grader error and every submission string is escaped. Its isolation
+levels (`grader.grade.backends`):
 
-=======  =============================  ===============================  =======================
-level    when                           student code runs as             it cannot see
-=======  =============================  ===============================  =======================
-bwrap    bubblewrap makes namespaces    another uid in new user, pid,    anything but Python, the
-         (`grader.isolation`)           mount, net, IPC, UTS namespaces  course's packages and
-                                                                         the lab's own file
-uid      bwrap cannot, grader is root   an unprivileged uid of the       hidden checks, solutions
-         (`grader.sandbox.uidlevel`)    sandbox's own, no groups         and results (root's
-                                                                         only); the network
-                                                                         where root may unshare
-none     ``--no-isolation``             the grader's own user            nothing is kept from it
-=======  =============================  ===============================  =======================
+=====  ===========================  ===========================  ==========================
+level  when                         student code runs as         what it cannot see
+=====  ===========================  ===========================  ==========================
+bwrap  bubblewrap makes namespaces  another uid, in new user,    anything but Python, the
+       (`grader.sandbox.isolated`)  pid, mount, net, IPC and     course's packages and the
+                                    UTS namespaces               lab's own file
+uid    bwrap cannot; grader is      an unprivileged uid of the   hidden checks, solutions
+       root (`.sandbox.uidlevel`)   sandbox's own, no groups     and results (root's only);
+                                                                 the network, where root
+                                                                 may unshare it
+none   ``--no-isolation``           the grader's own user        nothing is kept from it
+=====  ===========================  ===========================  ==========================
 """
 
 import sys
 
-# The grader writes no bytecode (see grader.guard): a cache beside the course's files is a
-# place where a process of the student could plant code for the next run.
+# The grader writes no bytecode (see grader.sandbox.guard): a cache beside the course's
+# files is a place where a process of the student could plant code for the next run.
 sys.dont_write_bytecode = True
 
 __all__: list[str] = []

@@ -91,7 +91,7 @@ def verify(
     seed: int | None,
 ) -> None:
     """Run LAB's checks (lab04, 04 or 4), or every lab's with --all, and print the report."""
-    from grader.guard import Interrupted, interruptible
+    from grader.sandbox.guard import Interrupted, interruptible
 
     try:
         with interruptible():
@@ -112,9 +112,9 @@ def _verify(
     isolated: bool,
     seed: int | None = None,
 ) -> None:
-    from grader.guard import Interrupted, end_strays
     from grader.i18n import tr
     from grader.labs import UnknownLab, all_labs, resolve_lab
+    from grader.sandbox.guard import Interrupted, end_strays
 
     if not every_lab and lab is None:
         raise click.MissingParameter(param_hint="'LAB' (or --all)", param_type="argument")
@@ -132,7 +132,7 @@ def _verify(
     for target in targets:
         if not target.is_file():
             raise click.UsageError(f"no such file: {target}")
-    from grader.mutants import as_student
+    from grader.course.mutants import as_student
 
     results = []
     stopped: Interrupted | None = None
@@ -143,9 +143,9 @@ def _verify(
         sandbox.start()  # warms up while the checks load
         try:
             from grader.labs import load_lab
-            from grader.report import print_report, render_json
+            from grader.render.lab import print_report, render_json
+            from grader.render.term import prepare
             from grader.runner import run_lab
-            from grader.term import prepare
 
             for info, target, student in zip(infos, targets, students, strict=True):
                 try:
@@ -162,7 +162,7 @@ def _verify(
                     break
         finally:
             sandbox.close()
-            end_strays()  # orphans of the student's code adopted here (see grader.guard)
+            end_strays()  # orphans of the student's code adopted here (see grader.sandbox.guard)
     if stopped is not None and not results:
         raise stopped
     if sandbox.cleanup_problem:
@@ -211,7 +211,8 @@ def _sandbox(isolated: bool, students: list[Path]) -> Any:
     try:
         if not isolated:
             return Sandbox()
-        from grader.isolation import IsolatedSandbox, unavailable
+        from grader.sandbox.bwrap import unavailable
+        from grader.sandbox.isolated import IsolatedSandbox
 
         problem = unavailable()
         if problem:
@@ -235,7 +236,7 @@ def _ignore_signals() -> None:
 def list_labs(lang: str | None) -> None:
     """List the labs of the course."""
     from grader.labs import all_labs, load_lab
-    from grader.term import prepare
+    from grader.render.term import prepare
 
     chosen = lang or default_lang(getattr(prepare(sys.stdout), "encoding", None))
     for info in all_labs():
@@ -251,6 +252,7 @@ def _register() -> None:
     from grader.commands.pack import pack
     from grader.commands.reset import reset
     from grader.commands.self_check import self_check
+    from grader.commands.similarity import similarity
     from grader.commands.status import status
     from grader.commands.stubs import stubs
     from grader.commands.watch import watch
@@ -266,6 +268,7 @@ def _register() -> None:
         pack,
         self_check,
         gradescope_bundle,
+        similarity,
     ):
         cli.add_command(command)
 

@@ -1,9 +1,12 @@
-"""Numeric comparison with messages a student can act on.
+"""Comparisons of what student code returned, with messages a student can act on.
 
-Every comparison returns `(ok, message)`. NaN never passes (unlike `|a - b| > tol` tests,
-which NaN silently satisfies). Array failures name the worst cell, the largest absolute and
-relative errors, and show a small expected-vs-actual view. Tolerances are always given by
-the caller, at the check, with the reason written next to it.
+Every comparison returns `(ok, message)`; the DSL's assertions (`grader.dsl.TestContext`:
+`close`, `allclose`, `equal`, `shape`, `unchanged`, `finite`, `raises`, `views`) record
+that as a report line, and `as_array` / `as_number` give the value or the line's message.
+NaN never passes (unlike `|a - b| > tol` tests, which NaN silently satisfies). Array
+failures name the worst cell, the largest absolute and relative errors, and show a small
+expected-vs-actual view. Tolerances are always given by the caller, at the check, with the
+reason written next to it.
 
 Example:
     >>> ok, msg = compare_close(0.5001, 0.5, atol=1e-6)
@@ -14,15 +17,35 @@ Example:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from framework.tensor import Tensor
 from grader.codec import Handle
+from grader.explain import clean
 from grader.i18n import Text, tr
+from grader.sandbox.outcome import ExcInfo
+from grader.views import outside
 
-__all__ = ["compare_allclose", "compare_close", "describe", "fmt", "to_array"]
+__all__ = [
+    "as_array",
+    "as_number",
+    "compare_allclose",
+    "compare_close",
+    "compare_equal",
+    "compare_finite",
+    "compare_raised",
+    "compare_shape",
+    "compare_unchanged",
+    "compare_view",
+    "describe",
+    "fmt",
+    "is_builtin_error",
+    "returned_instead",
+    "to_array",
+]
 
 _VIEW_MAX = 8  # show whole arrays up to this many rows / columns
 
@@ -181,3 +204,163 @@ def _err(x: float) -> str:
 
 def _indent(block: str) -> str:
     return "\n".join("  " + line for line in block.splitlines())
+
+
+def as_array(value: Any, shape: Sequence[int] | None = None) -> tuple[np.ndarray | None, Text]:
+    """`value` as a float64 array, or None and what came back instead (`t.array`)."""
+    arr = to_array(value)
+    want = "" if shape is None else f" {list(shape)}"
+    if arr is None:
+        return None, tr(
+            f"期望形状为{want or '任意'}的 Tensor 或 ndarray，实际得到 {describe(value)}",
+            f"expected a Tensor or ndarray{' of shape' + want if want else ''}, "
+            f"got {describe(value)}: {fmt(value)}",
+        )
+    if shape is not None and list(arr.shape) != list(shape):
+        return None, tr(
+            f"形状不对：期望 {list(shape)}，实际 {list(arr.shape)}",
+            f"wrong shape: expected {list(shape)}, got {list(arr.shape)}",
+        )
+    return arr, Text("", "")
+
+
+def as_number(value: Any) -> tuple[float | None, Text]:
+    """An int, float, numpy scalar or one-element array as a float, or None and what came
+    back instead (a str, None, a bool, a list: `t.number`)."""
+    if isinstance(value, np.ndarray | Tensor):
+        arr = to_array(value)
+        if arr is not None and arr.size == 1:
+            return float(arr.reshape(())), Text("", "")
+    elif isinstance(value, int | float | np.integer | np.floating) and not isinstance(
+        value, bool | np.bool_
+    ):
+        return float(value), Text("", "")
+    return None, tr(
+        f"期望一个数，实际得到 {describe(value)}: {fmt(value)}",
+        f"expected a number, got {describe(value)}: {fmt(value)}",
+    )
+
+
+def compare_equal(actual: Any, expected: Any) -> tuple[bool, Text | None]:
+    """Exact equality of plain values, types included (True is not 1)."""
+    if type(actual) is type(expected) and actual == expected:
+        return True, None
+    return False, tr(
+        f"期望 {fmt(expected)}，实际 {fmt(actual)}（{describe(actual)}）",
+        f"expected {fmt(expected)}, got {fmt(actual)} ({describe(actual)})",
+    )
+
+
+def compare_shape(actual: Any, expected: Sequence[int]) -> tuple[bool, Text]:
+    """A Tensor or array whose shape is exactly `expected`."""
+    arr = to_array(actual)
+    exp = list(expected)
+    if arr is None:
+        return False, tr(
+            f"期望形状为 {exp} 的 Tensor，实际得到 {describe(actual)}",
+            f"expected a Tensor of shape {exp}, got {describe(actual)}",
+        )
+    return list(arr.shape) == exp, tr(
+        f"期望形状 {exp}，实际 {list(arr.shape)}", f"expected shape {exp}, got {list(arr.shape)}"
+    )
+
+
+def compare_unchanged(before: Any, after: Any, returns_new: bool) -> tuple[bool, Text]:
+    """`after` is bit-for-bit the same array as `before`; `returns_new=False` for an argument
+    of an in-place function, whose message then does not suggest returning a copy."""
+    a, b = to_array(after), to_array(before)
+    ok = (
+        a is not None
+        and b is not None
+        and a.shape == b.shape
+        and bool(np.array_equal(a, b, equal_nan=True))
+    )
+    if returns_new:
+        return ok, tr(
+            "参数被改动了：这个函数不应修改它的输入（在副本上计算，返回新的结果）",
+            "an argument was modified: this function must leave its inputs unchanged "
+            "(compute on a copy and return a new result)",
+        )
+    return ok, tr(
+        "这个参数被改动了：函数只应修改它该原地修改的那个参数",
+        "this argument was modified: the function may change only the "
+        "argument it works on in place",
+    )
+
+
+def compare_finite(actual: Any) -> tuple[bool, Text]:
+    """Every element is finite (no NaN, no ±inf)."""
+    arr = to_array(actual)
+    if arr is None:
+        return False, tr(
+            f"期望数组，实际得到 {describe(actual)}", f"expected an array, got {describe(actual)}"
+        )
+    bad = int((~np.isfinite(arr)).sum())
+    return bad == 0, tr(
+        f"{bad}/{arr.size} 个元素是 NaN 或 inf", f"{bad}/{arr.size} elements are NaN or inf"
+    )
+
+
+def compare_view(
+    value: Any, expected: Any, *, atol: float, rtol: float, inplace: bool
+) -> tuple[bool, Text | None]:
+    """`t.views`: what a call on non-contiguous views returned (or, `inplace`, the argument
+    it wrote) against `expected`; an in-place write must stay inside the view."""
+    if isinstance(expected, int | float | np.integer | np.floating):  # a scalar result
+        ok, msg = compare_close(value, float(expected), atol=atol, rtol=rtol)
+    else:
+        ok, msg = compare_allclose(value, expected, atol=atol, rtol=rtol)
+    if ok and inplace and isinstance(value, Tensor):
+        spill = outside(value)
+        if not np.isnan(spill).all():
+            ok = False
+            n = int((~np.isnan(spill)).sum())
+            msg = tr(
+                f"写到了视图之外：存储里有 {n} 个不属于这个 Tensor 的位置被改了",
+                f"wrote outside the view: {n} storage cells that do not belong to "
+                "the tensor changed",
+            )
+    if ok:
+        return True, None
+    return False, (msg or Text("", "")) + tr(
+        "\n（输入是非连续的视图：按 strides 和 offset 读写元素，例如用 x.numpy()）",
+        "\n(the inputs were non-contiguous views: read and write elements through "
+        "strides and offset, e.g. with x.numpy())",
+    )
+
+
+def compare_raised(exc: ExcInfo, want: str) -> tuple[bool, Text]:
+    """`t.raises`: the child's exception is the builtin `want` (see `is_builtin_error`)."""
+    got = clean(exc.type, limit=100, one_line=True)  # the student's name and message
+    said = clean(exc.message, limit=500, one_line=True)
+    return is_builtin_error(exc, want), tr(
+        f"期望抛出 {want}，实际抛出 {got}: {said}",
+        f"expected {want}, but {got} was raised: {said}",
+    )
+
+
+def returned_instead(want: str, value: Any) -> Text:
+    """`t.raises`' message for a call that returned normally."""
+    return tr(
+        f"期望抛出 {want}，但函数正常返回了 {fmt(value)}",
+        f"expected {want} to be raised, but the call returned {fmt(value)}",
+    )
+
+
+_CONTRACT_ERRORS = ("ValueError", "TypeError", "IndexError", "KeyError")
+_LIBRARY_HYBRIDS = frozenset({"AxisError"})  # numpy: ValueError and IndexError on purpose
+
+
+def is_builtin_error(exc: ExcInfo, want: str) -> bool:
+    """The child's exception is the builtin `want`, and poses as no other contract error.
+
+    Judged from the names of the builtin classes in its MRO (`builtins` in the worker's
+    report, else the whole MRO): a class the child defines and calls `ValueError` is not
+    the builtin, and one that inherits ValueError, TypeError and IndexError at once would
+    satisfy every "raises" check.
+    """
+    names = exc.builtins if exc.builtins is not None else (exc.mro or [exc.type])
+    if want not in names:
+        return False
+    others = [n for n in _CONTRACT_ERRORS if n != want and n in names]
+    return not others or exc.type in _LIBRARY_HYBRIDS

@@ -3,7 +3,11 @@
 A TODO stub, an exception (with the last frames of the student's own file), a timeout, a
 process that exited or was killed, an output flood, a missing function, a module that does
 not import: each becomes one status and one report line that says what happened and what
-to try. The grader's own failures are worded apart, so a student is never blamed for them.
+to try. The grader's own failures are worded apart, so a student is never blamed for them:
+only an outcome of kind ``HARNESS`` (a request the grader could not send) is a
+`Status.GRADER` line, and nothing the child sends makes one.
+
+`abort_line` is a `match` over the outcome's `Outcome` kind, one small function per kind.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from framework.tensor import Tensor
 from grader.codec import Handle
 from grader.i18n import Text, tr
 from grader.results import CheckResult, Status
-from grader.sandbox.session import CallOutcome
+from grader.sandbox.outcome import CallOutcome, ExcInfo, Outcome
 
 __all__ = [
     "abort_line",
@@ -54,14 +58,14 @@ def clean(text: Any, *, limit: int | None = 2000, one_line: bool = False) -> str
     return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), s)
 
 
-def _typ(exc: dict[str, Any]) -> str:
-    return clean(exc.get("type", "?"), limit=100, one_line=True)
+def _typ(exc: ExcInfo) -> str:
+    return clean(exc.type, limit=100, one_line=True)
 
 
-def _msg(exc: dict[str, Any]) -> str:
+def _msg(exc: ExcInfo) -> str:
     # One line: a message with line breaks would print lines of its own in the report
     # ("  [PASS] ..." under the ERROR), so its breaks are shown as \n.
-    return clean(exc.get("message", ""), one_line=True)
+    return clean(exc.message, one_line=True)
 
 
 def brief(x: Any) -> str:
@@ -77,18 +81,13 @@ def brief(x: Any) -> str:
 _SIGNALS = {9: "SIGKILL", 11: "SIGSEGV", 6: "SIGABRT", 15: "SIGTERM", 25: "SIGXFSZ"}
 
 
-def where(exc: dict[str, Any]) -> tuple[str, str]:
+def where(exc: ExcInfo) -> tuple[str, str]:
     """The last frames of the student's own code, indented, for (zh, en) messages."""
-    frames = exc.get("frames")
-    if not isinstance(frames, list) or not frames:
-        return "", ""
     lines = []
-    for f in frames[-3:]:
-        if not isinstance(f, dict):
-            continue
-        place = clean(f"{f.get('file', '?')}:{f.get('line', '?')}", limit=200, one_line=True)
-        func = clean(f.get("func", "?"), limit=100, one_line=True)
-        code = clean(f.get("code", ""), limit=200, one_line=True)
+    for f in exc.frames[-3:]:
+        place = clean(f"{f.file}:{f.line}", limit=200, one_line=True)
+        func = clean(f.func, limit=100, one_line=True)
+        code = clean(f.code, limit=200, one_line=True)
         lines.append(f"  {place} in {func}\n    {code}")
     if not lines:
         return "", ""
@@ -99,10 +98,10 @@ def where(exc: dict[str, Any]) -> tuple[str, str]:
 def call_error(name: str, out: CallOutcome, args: Sequence[Any] | None = None) -> Text:
     """The message for a call that raised: the call, type, message and the student's frames."""
     call = _call(name, args)
-    return tr(f"{call} 抛出了 ", f"{call} raised ") + _raised(out.exc or {})
+    return tr(f"{call} 抛出了 ", f"{call} raised ") + _raised(out.error)
 
 
-def _raised(exc: dict[str, Any]) -> Text:
+def _raised(exc: ExcInfo) -> Text:
     wz, we = where(exc)
     typ, msg = _typ(exc), _msg(exc)
     return tr(f"{typ}: {msg}{wz}", f"{typ}: {msg}{we}")
@@ -110,8 +109,7 @@ def _raised(exc: dict[str, Any]) -> Text:
 
 def forbidden_line(name: str, out: CallOutcome, why: Text | None) -> CheckResult:
     """The FAIL line for a student function that called a forbidden framework function."""
-    targets = (out.exc or {}).get("targets") or []
-    used = ", ".join(clean(t, limit=100, one_line=True) for t in targets) or "?"
+    used = ", ".join(clean(t, limit=100, one_line=True) for t in out.error.targets) or "?"
     reason = (
         why if why is not None else tr("这正是这个实验要你自己写的", "that is what you write here")
     )
@@ -139,98 +137,135 @@ def abort_line(
     With `args`, the line names the call with a short form of its arguments
     (``attention_scores(Tensor[3, 2], Tensor[4, 2], 0.25)``) so it can be reproduced.
     """
-    exc = out.exc or {}
     call = _call(name, args)
-    if out.kind == "todo":
-        return Status.TODO, CheckResult(
-            tr(f"{name} 还没有实现", f"{name} is not implemented yet"),
-            Status.TODO,
-            tr(
-                "student.py 里它仍然 raise NotImplementedError",
-                "it still raises NotImplementedError in student.py",
-            ),
-        )
-    if out.kind == "timeout":
-        return Status.TIMEOUT, _timeout_line(call, out)
-    if out.kind == "overflow":
-        return Status.FAIL, CheckResult(
-            tr(f"{call} 输出过多", f"{call} printed too much"),
-            Status.FAIL,
-            tr(
-                f"它打印了 {out.output_bytes} 字节，超过了上限：删掉调试用的 print",
-                f"it printed {out.output_bytes} bytes, over the cap: remove debugging prints",
-            ),
-            out.output[:2000],
-            out.output_bytes,
-        )
-    if out.kind == "crash":
-        return Status.ERROR, _crash_line(call, out)
-    if out.kind == "missing":
-        return Status.ERROR, CheckResult(
-            tr(f"找不到函数 {name}", f"function {name} not found"),
-            Status.ERROR,
-            tr(
-                f"student.py 里没有名为 {name} 的函数：不要改函数名",
-                f"student.py has no function named {name}: keep the names of the stubs",
-            ),
-        )
-    if out.kind == "import":
-        return Status.ERROR, CheckResult(
-            tr("无法导入 student.py", "cannot import student.py"),
-            Status.ERROR,
-            import_message(exc),
-        )
-    if out.kind == "exception":
-        typ = _typ(exc)
-        return Status.ERROR, CheckResult(
-            tr(f"{call} 抛出了 {typ}", f"{call} raised {typ}"),
-            Status.ERROR,
-            _raised(exc),
-            out.output,
-            out.output_bytes,
-        )
-    if out.kind == "forbidden":
-        return Status.FAIL, forbidden_line(name, out, None)
-    if out.kind == "stale":
-        return Status.ERROR, CheckResult(
-            tr(f"{call}：对象已失效", f"{call}: the object is gone"),
-            Status.ERROR,
-            tr(
-                "它是在一个已被替换的沙箱进程里创建的（那个进程之前超时或出错了）：" + _msg(exc),
-                "it was created in a sandbox process that has since been replaced (after a "
-                "timeout or a crash): " + _msg(exc),
-            ),
-        )
-    if exc.get("type") == "CodecError":  # the child's reply could not be read
-        return Status.ERROR, CheckResult(
-            tr(f"{call} 的返回值无法读取", f"{call} returned something unreadable"),
-            Status.ERROR,
-            tr(
-                f"沙箱进程的回复无效：{_msg(exc)}（返回值太大或不是普通数据？）",
-                f"the sandbox process's reply was refused: {_msg(exc)} "
-                "(a value too large, or not plain data?)",
-            ),
-            out.output,
-            out.output_bytes,
-        )
-    return Status.ERROR, CheckResult(
-        tr(f"{call}：评测器内部错误", f"{call}: grader error"),
+    match out.kind:
+        case Outcome.TODO:
+            line = _todo_line(name)
+        case Outcome.TIMEOUT:
+            line = _timeout_line(call, out)
+        case Outcome.OVERFLOW:
+            line = _overflow_line(call, out)
+        case Outcome.CRASH:
+            line = _crash_line(call, out)
+        case Outcome.MISSING:
+            line = _missing_line(name)
+        case Outcome.IMPORT:
+            line = _import_line(out)
+        case Outcome.EXCEPTION:
+            line = _exception_line(call, out)
+        case Outcome.FORBIDDEN:
+            line = forbidden_line(name, out, None)
+        case Outcome.STALE:
+            line = _stale_line(call, out)
+        case Outcome.UNREADABLE:
+            line = _unreadable_line(call, out)
+        case Outcome.HARNESS | Outcome.OK:  # OK: a verify.py that aborts a call that returned
+            line = _grader_line(call, out)
+    return line.status, line
+
+
+def _todo_line(name: str) -> CheckResult:
+    return CheckResult(
+        tr(f"{name} 还没有实现", f"{name} is not implemented yet"),
+        Status.TODO,
+        tr(
+            "student.py 里它仍然 raise NotImplementedError",
+            "it still raises NotImplementedError in student.py",
+        ),
+    )
+
+
+def _overflow_line(call: str, out: CallOutcome) -> CheckResult:
+    return CheckResult(
+        tr(f"{call} 输出过多", f"{call} printed too much"),
+        Status.FAIL,
+        tr(
+            f"它打印了 {out.output_bytes} 字节，超过了上限：删掉调试用的 print",
+            f"it printed {out.output_bytes} bytes, over the cap: remove debugging prints",
+        ),
+        out.output[:2000],
+        out.output_bytes,
+    )
+
+
+def _missing_line(name: str) -> CheckResult:
+    return CheckResult(
+        tr(f"找不到函数 {name}", f"function {name} not found"),
         Status.ERROR,
         tr(
-            f"这不是你的代码的问题，请告诉助教：{_msg(exc)}",
-            f"not a problem with your code; please tell the staff: {_msg(exc)}",
+            f"student.py 里没有名为 {name} 的函数：不要改函数名",
+            f"student.py has no function named {name}: keep the names of the stubs",
+        ),
+    )
+
+
+def _import_line(out: CallOutcome) -> CheckResult:
+    return CheckResult(
+        tr("无法导入 student.py", "cannot import student.py"),
+        Status.ERROR,
+        import_message(out.error),
+    )
+
+
+def _exception_line(call: str, out: CallOutcome) -> CheckResult:
+    typ = _typ(out.error)
+    return CheckResult(
+        tr(f"{call} 抛出了 {typ}", f"{call} raised {typ}"),
+        Status.ERROR,
+        _raised(out.error),
+        out.output,
+        out.output_bytes,
+    )
+
+
+def _stale_line(call: str, out: CallOutcome) -> CheckResult:
+    msg = _msg(out.error)
+    return CheckResult(
+        tr(f"{call}：对象已失效", f"{call}: the object is gone"),
+        Status.ERROR,
+        tr(
+            "它是在一个已被替换的沙箱进程里创建的（那个进程之前超时或出错了）：" + msg,
+            "it was created in a sandbox process that has since been replaced (after a "
+            "timeout or a crash): " + msg,
+        ),
+    )
+
+
+def _unreadable_line(call: str, out: CallOutcome) -> CheckResult:
+    msg = _msg(out.error)
+    return CheckResult(
+        tr(f"{call} 的返回值无法读取", f"{call} returned something unreadable"),
+        Status.ERROR,
+        tr(
+            f"沙箱进程的回复无效：{msg}（返回值太大或不是普通数据？）",
+            f"the sandbox process's reply was refused: {msg} "
+            "(a value too large, or not plain data?)",
+        ),
+        out.output,
+        out.output_bytes,
+    )
+
+
+def _grader_line(call: str, out: CallOutcome) -> CheckResult:
+    msg = _msg(out.error)
+    return CheckResult(
+        tr(f"{call}：评测器内部错误", f"{call}: grader error"),
+        Status.GRADER,
+        tr(
+            f"这不是你的代码的问题，请告诉助教：{msg}",
+            f"not a problem with your code; please tell the staff: {msg}",
         ),
     )
 
 
 def _timeout_line(call: str, out: CallOutcome) -> CheckResult:
-    exc = out.exc or {}
+    exc = out.error
     wz, we = where(exc)
-    first = exc.get("first")
-    if isinstance(first, int | float) and exc.get("repeat"):
+    first = exc.first
+    if first is not None and exc.repeat:
         zh = f"这个函数之前已经超时（{first:g} 秒），不再重复等待{wz}"
         en = f"this function already timed out earlier ({first:g} s); not waiting again{we}"
-    elif exc.get("deadline"):
+    elif exc.deadline is not None:
         zh = f"整个运行超过了时限：{_msg(exc)}"
         en = f"the run passed its deadline: {_msg(exc)}"
     else:
@@ -266,14 +301,13 @@ def _crash_line(call: str, out: CallOutcome) -> CheckResult:
     )
 
 
-def import_message(exc: dict[str, Any]) -> Text:
+def import_message(exc: ExcInfo) -> Text:
     """Explain why the student's module failed to import, pointing at file and line."""
     typ, msg = _typ(exc), _msg(exc)
-    if typ in ("SyntaxError", "IndentationError", "TabError") and "line" in exc:
-        offset = exc.get("offset", 1)
-        caret = " " * min(max((offset if isinstance(offset, int) else 1) - 1, 0), 200) + "^"
-        code = clean(exc.get("code", ""), limit=300, one_line=True)
-        place = clean(f"{exc.get('file', 'student.py')}:{exc['line']}", limit=200, one_line=True)
+    if typ in ("SyntaxError", "IndentationError", "TabError") and exc.line is not None:
+        caret = " " * min(max(exc.offset - 1, 0), 200) + "^"
+        code = clean(exc.code, limit=300, one_line=True)
+        place = clean(f"{exc.file or 'student.py'}:{exc.line}", limit=200, one_line=True)
         return tr(
             f"{place} 有语法错误：{msg}\n    {code}\n    {caret}",
             f"syntax error at {place}: {msg}\n    {code}\n    {caret}",

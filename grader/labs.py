@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.dsl import Lab
+from grader.errors import GraderError
 
 __all__ = [
     "LabInfo",
@@ -23,7 +24,7 @@ __all__ = [
 _LAB_DIR = re.compile(r"^lab(\d\d)$")
 
 
-class UnknownLab(LookupError):
+class UnknownLab(GraderError, LookupError):
     """A lab name that matches no folder under labs/."""
 
 

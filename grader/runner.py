@@ -4,11 +4,15 @@ One sandbox session (a forked child with the student module imported) serves the
 order, like one Python process serves a pytest run; a child that timed out, crashed,
 flooded its output or ran out of memory is replaced before the next call (see
 `Session`). A test whose prerequisite did not pass is SKIP. An exception in verify.py itself
-is reported as a grader error, apart from anything the student did.
+is reported as a grader error (`Status.GRADER`), apart from anything the student did.
+
+What the runner needs of a sandbox is `RunSandbox`: `Sandbox`, `UidSandbox` and the
+in-process `InlineSandbox` all have it, and their memory and isolation notes become notes of
+the `LabResult`.
 
 Before the first call into student code the grader imports everything it will need for the
-report (`grader.guard.preload`). A run stopped by Ctrl-C or SIGTERM ends the session and
-raises `grader.guard.Interrupted` carrying the partial `LabResult`: the tests that finished,
+report (`grader.sandbox.guard.preload`). A run stopped by Ctrl-C or SIGTERM ends the session and
+raises `grader.sandbox.guard.Interrupted` carrying the partial `LabResult`: the tests that finished,
 the others SKIP, and a note that says the run was interrupted.
 """
 
@@ -18,22 +22,55 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, cast
 
 from grader.dsl import Abort, Lab, TestContext, TestSpec, hint_levels
 from grader.explain import clean, import_message
-from grader.guard import Interrupted, preload, signal_name
 from grader.i18n import tr
 from grader.labs import LabInfo, load_lab
 from grader.results import CheckResult, LabResult, Status, TestResult
-from grader.sandbox.client import Sandbox
+from grader.sandbox.guard import Interrupted, preload, signal_name
+from grader.sandbox.outcome import CallOutcome, Outcome
 from grader.sandbox.session import Session
 
-__all__ = ["run_lab", "run_one", "run_tests"]
+__all__ = ["RunSandbox", "RunSession", "run_lab", "run_one", "run_tests"]
+
+
+class RunSession(Protocol):
+    """What the runner needs of a session: the import check, and an end."""
+
+    def ensure(self, timeout: float | None = None) -> CallOutcome | None: ...
+
+    def close(self) -> None: ...
+
+
+class RunSandbox(Protocol):
+    """What the runner needs of a sandbox.
+
+    Attributes:
+        backend: which backend runs the children (``"fork"``, ``"uid"``, ``"inline"``...).
+        memory_limited: whether the OS caps a child's memory.
+        memory_note: why not, when it does not ("" otherwise).
+        isolation_note: what this sandbox does not isolate ("" when nothing needs saying).
+    """
+
+    backend: str
+    memory_limited: bool
+    memory_note: str
+    isolation_note: str
+
+    def start(self) -> None: ...
+
+    def session(self, student_path: str, deadline: float | None = None) -> RunSession: ...
 
 
 def run_lab(
-    info: LabInfo, impl: Path, sandbox: Sandbox, lab: Lab | None = None, *, seed: int | None = None
+    info: LabInfo,
+    impl: Path,
+    sandbox: RunSandbox,
+    lab: Lab | None = None,
+    *,
+    seed: int | None = None,
 ) -> LabResult:
     """Verify `impl` (a student.py) against the lab's checks (`seed`: see `run_tests`)."""
     lab = lab or load_lab(info)
@@ -43,7 +80,7 @@ def run_lab(
 def run_tests(
     lab: Lab,
     impl: Path,
-    sandbox: Sandbox,
+    sandbox: RunSandbox,
     on_test: Callable[[list[TestResult]], None] | None = None,
     *,
     seed: int | None = None,
@@ -59,11 +96,11 @@ def run_tests(
 
     Raises:
         Interrupted: the run was stopped (Ctrl-C, or SIGTERM under
-            `grader.guard.interruptible`); its `result` holds what finished.
+            `grader.sandbox.guard.interruptible`); its `result` holds what finished.
     """
     start = time.perf_counter()
     sandbox.start()
-    preload()  # nothing is imported here once student code has run (see grader.guard)
+    preload()  # nothing is imported here once student code has run (see grader.sandbox.guard)
     results: list[TestResult] = list(before)
     by_id: dict[str, TestResult] = {r.id: r for r in before}
     todo = list(enumerate(lab.tests, 1))[len(before) :]
@@ -71,8 +108,8 @@ def run_tests(
     values: dict[str, Any] = {}
     try:
         probe = first.ensure()
-        if probe is not None and probe.kind == "import":
-            err = import_message(probe.exc or {})
+        if probe is not None and probe.kind is Outcome.IMPORT:
+            err = import_message(probe.error)
             for n, spec in todo:
                 results.append(
                     TestResult(
@@ -88,7 +125,8 @@ def run_tests(
                 )
             return _lab_result(lab, impl, sandbox, start, results, err, seed)
         for n, spec in todo:
-            test = run_one(spec, n, first, by_id, lab=lab, values=values, seed=seed)
+            session = cast(Session, first)  # the DSL's calls: Session's interface
+            test = run_one(spec, n, session, by_id, lab=lab, values=values, seed=seed)
             results.append(test)
             by_id[spec.id] = test
             if on_test is not None:
@@ -103,7 +141,7 @@ def run_tests(
 
 
 def _interrupted(
-    lab: Lab, impl: Path, sandbox: Sandbox, start: float, done: list[TestResult], signum: int
+    lab: Lab, impl: Path, sandbox: RunSandbox, start: float, done: list[TestResult], signum: int
 ) -> LabResult:
     """The result of a run stopped after `done`: the rest SKIP, and a note saying so."""
     tests = list(done)
@@ -134,15 +172,15 @@ def _interrupted(
 def _lab_result(
     lab: Lab,
     impl: Path,
-    sandbox: Sandbox,
+    sandbox: RunSandbox,
     start: float,
     tests: list[TestResult],
     err: Any = None,
     seed: int | None = None,
 ) -> LabResult:
     notes = []
-    if getattr(sandbox, "memory_limited", True) is False:
-        reason = str(getattr(sandbox, "memory_note", ""))
+    if not sandbox.memory_limited:
+        reason = sandbox.memory_note
         notes.append(
             tr(
                 f"注意：这台机器上无法限制你的代码的内存{('（' + reason + '）') if reason else ''}",
@@ -150,6 +188,8 @@ def _lab_result(
                 f"{(' (' + reason + ')') if reason else ''}",
             )
         )
+    if sandbox.isolation_note:
+        notes.append(tr(f"注意：{sandbox.isolation_note}", f"note: {sandbox.isolation_note}"))
     return LabResult(
         lab.id,
         lab.title,
@@ -157,7 +197,7 @@ def _lab_result(
         time.perf_counter() - start,
         tests,
         err,
-        sandbox=str(getattr(sandbox, "backend", "fork")),
+        sandbox=sandbox.backend,
         notes=notes,
         seed=seed,
     )
@@ -224,7 +264,7 @@ def run_one(
         status = stop.status
     except Exception as e:  # a bug in verify.py, not in the student's code
         t.checks.append(_grader_bug(e))
-        status = Status.ERROR
+        status = Status.GRADER
     finally:
         if spec.teardown is not None:
             try:
@@ -233,7 +273,7 @@ def run_one(
                 pass  # the test already has its status; teardown only cleans up
             except Exception as e:
                 t.checks.append(_grader_bug(e))
-                status = Status.ERROR
+                status = Status.GRADER
     if status is Status.PASS:
         status = _worst(t.checks)
     if status is Status.PASS and not t.checks:
@@ -255,8 +295,11 @@ def run_one(
 
 
 def _worst(checks: list[CheckResult]) -> Status:
-    """A test whose lines all returned: ERROR if a call raised, else FAIL if one failed."""
+    """A test whose lines all returned: GRADER if the grader failed on one (its result is not
+    the student's), else ERROR if a call raised, else FAIL if one failed."""
     statuses = {c.status for c in checks}
+    if Status.GRADER in statuses:
+        return Status.GRADER
     if Status.ERROR in statuses:
         return Status.ERROR
     return Status.FAIL if statuses - {Status.PASS} else Status.PASS
@@ -267,7 +310,7 @@ def _grader_bug(e: Exception) -> CheckResult:
     detail = clean("".join(traceback.format_exception_only(type(e), e)).strip(), one_line=True)
     return CheckResult(
         tr("评测程序内部错误", "internal grader error"),
-        Status.ERROR,
+        Status.GRADER,
         tr(
             f"这不是你的代码的问题，请告诉助教：{detail}",
             f"not a problem with your code; please tell the staff: {detail}",

@@ -268,7 +268,7 @@ def _run_all(tmp_root: Path) -> dict[tuple[str, str], list[Run] | BaseException]
 
 
 def _bwrap_problem() -> str | None:
-    from grader.isolation import unavailable
+    from grader.sandbox.bwrap import unavailable
 
     return unavailable()
 
@@ -402,7 +402,7 @@ def exit_(code):
     _exit(code)
 os._exit = exit_
 sys.argv = ["minillm", *sys.argv[1:]]
-from grader.entry import main
+from grader.__main__ import main
 main()
 """
 
@@ -549,7 +549,7 @@ import sys, time
 sys.path.insert(0, {str(tmp_path)!r})
 open({str(tmp_path / "early.py")!r}, "w").write("X = 1")
 time.sleep(0.05)
-from grader import guard
+from grader.sandbox import guard
 guard.harden_imports()
 guard.preload()
 open({str(tmp_path / "late.py")!r}, "w").write("X = 2")

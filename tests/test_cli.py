@@ -93,6 +93,7 @@ def test_json_result_has_the_documented_shape(tmp_path: Path) -> None:
         "error",
         "timeout",
         "skipped",
+        "grader_error",
     }
     assert doc["summary"]["passed"] == doc["summary"]["total"] == len(doc["tests"])
     first = doc["tests"][0]

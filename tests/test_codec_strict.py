@@ -8,6 +8,7 @@ is, decoding must end quickly with a value or a `CodecError`: never a `KeyError`
 from __future__ import annotations
 
 import json
+import math
 import struct
 import time
 
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 
 from framework import tensor_from
 from grader.codec import Budget, CodecError, Handle, Seeded, dumps, loads
+from grader.codec import decode as codec  # the decoder's module: its clock
 
 
 def frame(doc: object, blobs: list[bytes] = ()) -> bytes:  # type: ignore[assignment]
@@ -183,13 +185,61 @@ def test_a_tensor_referenced_many_times_counts_every_time() -> None:
         loads(frame([first] + [{"$same": 0}] * 40, [blob]))  # 41 Mi elements > 32 Mi
 
 
-def test_many_generators_meet_the_deadline() -> None:
-    # ~2 s of work each without a check between the generators; the deadline is 0.3 s
-    for doc in (
-        [{"$seed": [1, i]} for i in range(200_000)],
-        [{"$rng": [i, 1, 0, 0]} for i in range(200_000)],
-    ):
-        start = time.monotonic()
-        with pytest.raises(CodecError, match="longer"):
-            loads(frame(doc), budget=Budget(seconds=0.3))
-        assert time.monotonic() - start < 1.5  # a guard against a hang, not a speed test
+class FakeClock:
+    """The codec's `time`: each `monotonic()` reading is `step` seconds after the last."""
+
+    def __init__(self, step: float) -> None:
+        self.now, self.step, self.reads = 0.0, step, 0
+
+    def monotonic(self) -> float:
+        now = self.now
+        self.now += self.step
+        self.reads += 1
+        return now
+
+
+def fake_clock(monkeypatch: pytest.MonkeyPatch, step: float) -> FakeClock:
+    clock = FakeClock(step)
+    monkeypatch.setattr(codec, "time", clock)  # the decoder's only clock: time.monotonic()
+    return clock
+
+
+# Long runs of generators (each costs ~10 µs): the decoder must look at its clock between them.
+GENERATOR_DOCS = {
+    "seeds": [{"$seed": [1, i]} for i in range(12_000)],
+    "states": [{"$rng": [i, 1, 0, 0]} for i in range(12_000)],
+    "dict of seeds": {"$d": [[i, {"$seed": [2, i]}] for i in range(2000)]},
+}
+
+
+@pytest.mark.parametrize("doc", GENERATOR_DOCS.values(), ids=list(GENERATOR_DOCS))
+def test_the_time_budget_ends_a_decode_at_the_first_check_past_it(
+    monkeypatch: pytest.MonkeyPatch, doc: object
+) -> None:
+    data = frame(doc)
+    clock = fake_clock(monkeypatch, 0.0)  # time stands still: the whole decode runs
+    loads(data, budget=Budget(seconds=1.0))
+    full = clock.reads  # the start reading and every check of a whole decode
+    assert full >= 4, "the decoder checks its clock only at the start or the end"
+    for late in range(1, full):
+        clock = fake_clock(monkeypatch, 1.0)  # reading n says n s: the deadline is late - 0.5
+        with pytest.raises(CodecError, match="longer than"):
+            loads(data, budget=Budget(seconds=late - 0.5))
+        # stopped at reading `late`, the first past the deadline (mid-decode while late < full - 1)
+        assert clock.reads == late + 1
+    clock = fake_clock(monkeypatch, 1.0)
+    loads(data, budget=Budget(seconds=full - 1))  # the last check sees the deadline itself: fine
+    assert clock.reads == full
+
+
+def test_many_generators_decode_exactly() -> None:
+    n, unbounded = 10_000, Budget(seconds=math.inf)  # speed: bench/codec_decode.py
+    seeded = loads(frame([{"$seed": [1, i]} for i in range(n)]), budget=unbounded)
+    assert len(seeded) == n
+    for i, g in enumerate(seeded):
+        assert g.bit_generator.state == np.random.default_rng([1, i]).bit_generator.state, i
+    states = loads(frame([{"$rng": [i, 1, 0, 0]} for i in range(n)]), budget=unbounded)
+    assert [g.bit_generator.state for g in states] == [
+        {"bit_generator": "PCG64", "state": {"state": i, "inc": 1}, "has_uint32": 0, "uinteger": 0}
+        for i in range(n)
+    ]

@@ -233,7 +233,7 @@ def test_points_and_forbid_are_validated() -> None:
 
 
 def test_hints_appear_under_failing_checks_only(tmp_path: Path, sandbox: Sandbox) -> None:
-    from grader.report import render_json, render_plain
+    from grader.render.lab import render_json, render_plain
 
     lab = Lab("labxx", "x", "x")
 

@@ -23,18 +23,18 @@ from pathlib import Path
 import pytest
 
 from grader.dsl import Lab, TestContext
-from grader.grade.classreport import render_class_report
-from grader.grade.result import BatchResult, SubmissionResult
 from grader.i18n import Text
+from grader.render.classreport import render_class_report
 from grader.render.csv_table import render_csv
 from grader.render.github import render_github_log, render_github_summary
 from grader.render.gradescope import render_gradescope
 from grader.render.junit import render_junit
+from grader.render.lab import render_plain
 from grader.render.text import render_text
-from grader.report import render_plain
-from grader.results import CheckResult, LabResult, Status, TestResult
+from grader.results import BatchResult, CheckResult, LabResult, Status, SubmissionResult, TestResult
 from grader.runner import run_tests
 from grader.sandbox.client import Sandbox
+from grader.sandbox.outcome import Outcome
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -93,8 +93,8 @@ def test_a_harness_flag_in_the_childs_reply_is_the_students_exception(
     session = sandbox.session(str(student))
     out = session.call("f", 1)
     session.close()
-    assert out.kind == "exception", out
-    assert out.exc is not None and out.exc["message"].startswith("FORGED")
+    assert out.kind is Outcome.EXCEPTION, out
+    assert out.exc is not None and out.exc.message.startswith("FORGED")
 
 
 def test_a_request_that_fails_in_the_child_is_an_exception(
@@ -116,8 +116,8 @@ def test_a_request_that_fails_in_the_child_is_an_exception(
     box = session.call("make").value
     out = session.call("boom", target=box)  # the getattr itself raises in the child
     session.close()
-    assert out.kind == "exception", out
-    assert out.exc is not None and out.exc["type"] == "ValueError"
+    assert out.kind is Outcome.EXCEPTION, out
+    assert out.exc is not None and out.exc.type == "ValueError"
 
 
 OPTIONS = ["--json", "-", "--no-color", "--lang"]

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from grader.grade.batch import WALL_FACTOR, over_budget
+from grader.grade.supervisor import WALL_FACTOR, over_budget
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -300,7 +300,7 @@ def test_memorised_public_inputs_pass_verify_but_not_grade(tmp_path: Path) -> No
 
 
 def test_a_run_seed_is_per_submission_and_derived_from_the_base() -> None:
-    from grader.grade.batch import GradeOptions
+    from grader.grade.run import GradeOptions
 
     fixed = GradeOptions(("lab03",), seed=11)
     assert fixed.seed_of("alice") == GradeOptions(("lab03",), seed=11).seed_of("alice")
@@ -416,10 +416,9 @@ def test_a_batch_of_hostile_submissions_ends_with_a_row_for_each(tmp_path: Path)
 
 
 def test_gradescope_shows_no_hidden_outcome_before_grades_are_published() -> None:
-    from grader.grade.result import BatchResult, SubmissionResult
     from grader.i18n import Text
     from grader.render.gradescope import gradescope_doc
-    from grader.results import LabResult, Status, TestResult
+    from grader.results import BatchResult, LabResult, Status, SubmissionResult, TestResult
 
     def test(n: int, status: Status, hidden: bool) -> TestResult:
         return TestResult(f"t{n}", n, Text("测试", "a test"), status, hidden=hidden)

@@ -10,20 +10,21 @@ from pathlib import Path
 import pytest
 
 from grader.dsl import Lab
-from grader.grade.batch import _own_fields, display_names, write_atomic
-from grader.grade.run import (
-    GradeJob,
+from grader.grade.backends import (
     IsolationUnavailable,
     PlainBackend,
     backend_for,
     choose_isolation,
 )
+from grader.grade.batch import display_names, write_atomic
+from grader.grade.run import GradeJob
 from grader.grade.submission import (
     MAX_FILE,
     SubmissionError,
     function_lines,
     read_submission,
 )
+from grader.grade.supervisor import own_fields
 from grader.grade.wire import WireError, lab_from_wire, lab_to_wire
 from grader.i18n import Text
 from grader.results import CheckResult, LabResult, Status, TestResult
@@ -210,11 +211,11 @@ def test_points_and_visibility_are_the_graders_own() -> None:
     lab.tests[1].id = "b"
     r = lab_result()
     r.tests[0].points, r.tests[1].hidden = 100.0, False  # what a forged report would say
-    _own_fields(r, lab)
+    own_fields(r, lab)
     assert [(t.points, t.hidden) for t in r.tests] == [(3.0, False), (1.0, True)]
     r.tests.pop()
     with pytest.raises(WireError, match="not its tests"):
-        _own_fields(r, lab)
+        own_fields(r, lab)
 
 
 def test_the_job_goes_through_json(tmp_path: Path) -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.handout_skeleton import SECTIONS, SIZE_BUDGET, layout_problems
-from grader.handouts import check_scripts, sync_lab
+from grader.course.handout_skeleton import SECTIONS, SIZE_BUDGET, layout_problems
+from grader.course.handouts import check_scripts, sync_lab
 from grader.labs import LabInfo, all_labs, load_lab, resolve_lab
 from grader.runner import run_tests
 from grader.sandbox.client import Sandbox

@@ -33,6 +33,7 @@ from framework.model import GPTModel, init_weights, model_save
 from framework.module import array_of
 from framework.serving import ChatEngine, ReplySettings, shipped_model
 from framework.tensor import as_tensor
+from grader.course.mutants import compose, parse_mutant
 from grader.labs import LabInfo, all_labs
 from grader.mine.check import run_check
 from grader.mine.check_model import compare_model, references
@@ -43,7 +44,6 @@ from grader.mine.forward import PiecewiseModel
 from grader.mine.load import is_stub, load_lab_module, read_lab_file
 from grader.mine.pieces import PieceError, Pieces, guard
 from grader.mine.tokenize import MineTokenizer
-from grader.mutants import compose, parse_mutant
 
 ROOT = Path(__file__).resolve().parent.parent
 PROMPTS = ["你好", "1+2=?", "hello", "what is attention?"]

@@ -1,13 +1,13 @@
 """The course tests itself: every wrong implementation in tests/mutants is caught, for its bug.
 
-A mutant (`tests/mutants/labNN/<bug>.py`, see `grader/mutants.py`) is the reference solution
+A mutant (`tests/mutants/labNN/<bug>.py`, see `grader/course/mutants.py`) is the reference solution
 with one function overridden by a realistic bug. Its line ``# fails: test_a, test_b`` names
 EXACTLY the tests that do not PASS for it: a mutant that also fails another test has a
 second, accidental bug (or the checks changed), and one that passes a declared test is no
 longer caught there. And every check of every lab must be failed by at least one mutant: a
 check that no wrong implementation can fail is not a check.
 
-Each mutant runs once per session, in the session's sandbox; `python -m grader.mutants labNN`
+Each mutant runs once per session, in the session's sandbox; `python -m grader.course.mutants labNN`
 shows the observed sets and `--update` rewrites the lines.
 """
 
@@ -20,9 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from grader.cli import cli
-from grader.dsl import Lab
-from grader.labs import LabInfo, all_labs, load_lab
-from grader.mutants import (
+from grader.course.mutants import (
     SEPARATOR,
     Mutant,
     MutantError,
@@ -36,6 +34,8 @@ from grader.mutants import (
     run_mutant,
     write_fails,
 )
+from grader.dsl import Lab
+from grader.labs import LabInfo, all_labs, load_lab
 from grader.results import LabResult, Status, TestResult
 from grader.runner import run_tests
 from grader.sandbox.client import Sandbox
@@ -100,7 +100,7 @@ def test_mutant_fails_exactly_its_declared_tests(
         f"{info.id}/{path.name}: declared '# fails: {', '.join(mutant.fails)}'\n"
         + "".join(f"  also fails (a second bug, or a new check?): {_why(t)}\n" for t in extra)
         + "".join(f"  passes, though declared: {i}\n" for i in passing)
-        + f"  review, then: python -m grader.mutants {info.id} {path.stem} --update"
+        + f"  review, then: python -m grader.course.mutants {info.id} {path.stem} --update"
     )
 
 

@@ -1,4 +1,4 @@
-"""`pytest labs/labNN` runs a lab's verify tests as pytest items (grader/pytest_plugin.py).
+"""`pytest labs/labNN` runs a lab's verify tests as pytest items (grader/student/pytest_plugin.py).
 
 Most tests use a small lab built in pytester's folder, so that each property (prerequisites,
 one sandbox child, messages, line numbers) has an input that shows it; one runs the real
@@ -14,7 +14,7 @@ import pytest
 
 from grader.i18n import tr
 from grader.labs import all_labs, load_lab
-from grader.report import render_lines, render_test_block
+from grader.render.lab import render_lines, render_test_block
 from grader.results import LabResult, Status, TestResult
 
 pytest_plugins = ["pytester"]

@@ -9,7 +9,7 @@ import pytest
 
 from grader.compare import compare_allclose, compare_close
 from grader.i18n import Text, default_lang
-from grader.report import print_report, render_plain
+from grader.render.lab import print_report, render_plain
 from grader.results import CheckResult, LabResult, Status, TestResult
 
 
@@ -117,7 +117,7 @@ def test_nan_cells_count_in_the_error_summary() -> None:
 
 def test_an_output_flood_says_how_much_was_left_out() -> None:
     from grader.i18n import tr
-    from grader.report import render_plain
+    from grader.render.lab import render_plain
     from grader.results import CheckResult, LabResult, Status, TestResult
 
     kept = "".join(f"line {i}\n" for i in range(100))
@@ -132,7 +132,7 @@ def test_an_output_flood_says_how_much_was_left_out() -> None:
 
 def test_a_hint_is_shown_once_per_test() -> None:
     from grader.i18n import tr
-    from grader.report import render_plain
+    from grader.render.lab import render_plain
     from grader.results import CheckResult, LabResult, Status, TestResult
 
     same = [tr("提示", "the test's hint")]

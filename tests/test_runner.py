@@ -77,7 +77,7 @@ def test_statuses_and_reasons(student: Path, sandbox: Sandbox) -> None:
         "todo": Status.TODO,
         "after_fail": Status.SKIP,
         "after_todo": Status.TODO,
-        "grader_bug": Status.ERROR,
+        "grader_bug": Status.GRADER,
         "later": Status.PASS,
     }
     by_id = {t.id: t for t in result.tests}

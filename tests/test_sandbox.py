@@ -26,6 +26,7 @@ from grader.runner import run_tests
 from grader.sandbox import launch, limits
 from grader.sandbox.channel import PumpOutput
 from grader.sandbox.client import Limits, Sandbox, SandboxError, _remove_tree
+from grader.sandbox.outcome import Outcome
 from grader.sandbox.protocol import FrameReader, recv_frame, send_frame, sync_marker
 from grader.sandbox.session import Session
 
@@ -105,8 +106,8 @@ def test_exit_status_and_signal_are_reported(sandbox: Sandbox) -> None:
     exited = session.call("exit_zero", 1, 2)
     killed = session.call("segfault", 1, 2)
     session.close()
-    assert (exited.kind, exited.exit_status) == ("crash", 0)
-    assert killed.kind == "crash" and killed.exit_status == 11  # SIGSEGV
+    assert (exited.kind, exited.exit_status) == (Outcome.CRASH, 0)
+    assert killed.kind is Outcome.CRASH and killed.exit_status == 11  # SIGSEGV
 
 
 def test_fake_pass_lines_stay_captured(sandbox: Sandbox) -> None:
@@ -169,10 +170,10 @@ def test_import_failures_point_at_the_file(student: str, needle: str, backend: s
 def test_a_hang_at_import_shows_its_line(backend: str) -> None:
     with Sandbox(Limits(timeout=1.0), backend=backend) as sb:
         out = sb.session(str(HERE / "loop_at_import.py")).ensure()
-    assert out is not None and out.kind == "import"
-    frames = (out.exc or {})["frames"]
-    assert frames and frames[-1]["file"] == "loop_at_import.py"
-    assert frames[-1]["line"] in (1, 2)
+    assert out is not None and out.kind is Outcome.IMPORT
+    frames = out.error.frames
+    assert frames and frames[-1].file == "loop_at_import.py"
+    assert frames[-1].line in (1, 2)
 
 
 def test_cli_report_has_no_forged_lines(tmp_path: Path) -> None:
@@ -209,9 +210,9 @@ def test_a_poisoned_child_is_replaced_and_a_healthy_one_kept(sandbox: Sandbox) -
     session = sandbox.session(str(STUDENT))
     assert session.call("honest", 1, 2).ok
     first = session.pid
-    assert session.call("honest", "a", 2).kind == "exception"  # an ordinary bug
+    assert session.call("honest", "a", 2).kind is Outcome.EXCEPTION  # an ordinary bug
     assert session.pid == first
-    assert session.call("huge_alloc", 1, 2).exc["type"] == "MemoryError"  # type: ignore[index]
+    assert session.call("huge_alloc", 1, 2).error.type == "MemoryError"
     assert session.call("honest", 1, 2).value == 3
     assert session.pid not in (None, first)
     session.close()
@@ -312,14 +313,16 @@ def test_the_session_needs_no_client_and_limits_is_a_leaf() -> None:
         "from grader.sandbox.client import Sandbox, Limits, CallOutcome\n"
     )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=60)
-    tree = ast.parse((ROOT / "grader" / "sandbox" / "limits.py").read_text())
-    imported = {
-        alias.name
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Import | ast.ImportFrom)
-        for alias in (node.names if isinstance(node, ast.Import) else [ast.alias(node.module)])
-    }
-    assert not {m for m in imported if m and m.startswith(("grader", "framework", "numpy"))}
+    for leaf, allowed in (("sandbox/limits.py", {"grader.errors"}), ("errors.py", set())):
+        tree = ast.parse((ROOT / "grader" / leaf).read_text())
+        imported = {
+            alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Import | ast.ImportFrom)
+            for alias in (node.names if isinstance(node, ast.Import) else [ast.alias(node.module)])
+        }
+        heavy = {m for m in imported if m and m.startswith(("grader", "framework", "numpy"))}
+        assert heavy <= allowed, leaf  # grader.errors is itself a leaf
 
 
 # -- choosing a backend -----------------------------------------------------------------------
@@ -351,9 +354,9 @@ def test_spawn_over_tcp_with_a_token() -> None:
     with Sandbox(Limits(timeout=1.0), backend="spawn", transport="tcp") as sb:
         session = sb.session(str(STUDENT))
         assert session.call("honest", 1, 2).value == 3
-        assert session.call("infinite_loop", 1, 2).kind == "timeout"
+        assert session.call("infinite_loop", 1, 2).kind is Outcome.TIMEOUT
         crash = session.call("exit_zero", 1, 2)
-        assert (crash.kind, crash.exit_status) == ("crash", 0)
+        assert (crash.kind, crash.exit_status) == (Outcome.CRASH, 0)
         assert session.call("honest", 2, 2).value == 4
         session.close()
 
@@ -420,12 +423,12 @@ def test_a_handle_of_a_replaced_child_is_reported_stale(sandbox: Sandbox, tmp_pa
     old = session.call("make", "old").value
     assert isinstance(old, Handle) and old.gen == session.child_gen
     assert session.call("get", target=old).value == "old"
-    assert session.call("hang", timeout=0.5).kind == "timeout"  # the child is replaced
+    assert session.call("hang", timeout=0.5).kind is Outcome.TIMEOUT  # the child is replaced
     new = session.call("make", "new").value
     assert new.id == old.id and new.gen != old.gen  # numbered from 1 again
     stale = session.call("get", target=old)
-    assert stale.kind == "stale"
-    message = stale.exc["message"]  # type: ignore[index]
+    assert stale.kind is Outcome.STALE
+    message = stale.error.message
     assert "earlier sandbox process" in message and "replaced after a timeout" in message
     assert session.call("get", target=new).value == "new"
     session.close()
@@ -452,13 +455,13 @@ def test_a_timed_out_function_fails_at_once_afterwards(sandbox: Sandbox, tmp_pat
     session = sandbox.session(str(write_student(tmp_path, HANGS)))
     assert session.call("quick", 0).value == 0  # the child is up: starting it is not timed here
     first = session.call("spin", 1, timeout=0.5)
-    assert first.kind == "timeout"
+    assert first.kind is Outcome.TIMEOUT
     assert session.call("quick", 1).value == 1
     generation, pid = session.generation, session.pid
     again = session.call("spin", 2, timeout=5.0)
-    assert again.kind == "timeout" and again.exc is not None
-    assert again.exc["first"] == 0.5 and again.exc["repeat"] is True
-    assert "timed out earlier" in again.exc["message"]
+    assert again.kind is Outcome.TIMEOUT and again.exc is not None
+    assert again.exc.first == 0.5 and again.exc.repeat is True
+    assert "timed out earlier" in again.exc.message
     assert (session.generation, session.pid) == (generation, pid)  # it never ran
     session.close()
 
@@ -467,21 +470,21 @@ def test_a_timeout_shows_where_the_code_was_stuck(sandbox: Sandbox, tmp_path: Pa
     session = sandbox.session(str(write_student(tmp_path, HANGS)))
     for name, lines in (("spin", ("while True:", "total += n")), ("nap", ("time.sleep(30)",))):
         out = session.call(name, 1, timeout=1.0)
-        assert out.kind == "timeout" and out.exc is not None
-        frames = out.exc["frames"]
+        assert out.kind is Outcome.TIMEOUT and out.exc is not None
+        frames = out.exc.frames
         assert frames, f"no frames for {name}"
-        assert frames[-1]["file"] == "student.py" and frames[-1]["func"] == name
-        assert frames[-1]["code"] in lines  # a loop is caught on either of its lines
+        assert frames[-1].file == "student.py" and frames[-1].func == name
+        assert frames[-1].code in lines  # a loop is caught on either of its lines
     session.close()
 
 
 def test_a_run_has_a_deadline_of_its_own(sandbox: Sandbox, tmp_path: Path) -> None:
     session = sandbox.session(str(write_student(tmp_path, HANGS)), deadline=1.0)
     cut = session.call("nap", 1, timeout=10.0)
-    assert cut.kind == "timeout" and cut.exc is not None
-    assert "deadline" in cut.exc["message"] and cut.exc["deadline"] == 1.0
+    assert cut.kind is Outcome.TIMEOUT and cut.exc is not None
+    assert "deadline" in cut.exc.message and cut.exc.deadline == 1.0
     after = session.call("quick", 1)
-    assert after.kind == "timeout" and "deadline of 1 s has passed" in after.exc["message"]  # type: ignore[index]
+    assert after.kind is Outcome.TIMEOUT and "deadline of 1 s has passed" in after.error.message
     session.close()
 
 
@@ -510,11 +513,11 @@ def test_todo_is_only_the_stubs_own_error(sandbox: Sandbox, tmp_path: Path) -> N
     student = write_student(tmp_path, TODO)
     session = sandbox.session(str(student))
     kinds = {name: session.call(name, 1).kind for name in ("stub", "uses_stub")}
-    assert kinds == {"stub": "todo", "uses_stub": "todo"}
+    assert kinds == {"stub": Outcome.TODO, "uses_stub": Outcome.TODO}
     for name in ("memoryview_rows", "calls_helper"):
         out = session.call(name, 1)
-        assert out.kind == "exception" and out.exc["type"] == "NotImplementedError"  # type: ignore[index]
-    assert out.exc["frames"][-1]["file"] == "helper.py"  # type: ignore[index]
+        assert out.kind is Outcome.EXCEPTION and out.error.type == "NotImplementedError"
+    assert out.error.frames[-1].file == "helper.py"
     session.close()
     lab = Lab("labtest", "测试", "test")
 
@@ -615,30 +618,27 @@ def test_forbidden_functions_are_trapped_through_any_alias(
     session = sandbox.session(str(write_student(tmp_path, FORBID)))
     for name in ("direct", "aliased", "swallowed", "by_module"):
         out = session.call(name, x, forbid=(SOFTMAX,))
-        assert out.kind == "forbidden", name
-        assert out.exc is not None and out.exc["targets"] == [SOFTMAX]
-        assert (
-            out.exc["type"] == "ForbiddenCall"
-            and "framework.math_ops.softmax" in (out.exc["message"])
-        )
-    assert session.call("aliased", x).kind == "ok"  # put back after the call
+        assert out.kind is Outcome.FORBIDDEN, name
+        assert out.exc is not None and out.exc.targets == [SOFTMAX]
+        assert out.exc.type == "ForbiddenCall" and "framework.math_ops.softmax" in (out.exc.message)
+    assert session.call("aliased", x).kind is Outcome.OK  # put back after the call
     assert session.call("own", 1, forbid=(SOFTMAX,)).value == 1
     tok = session.build(Build("framework.tokenizer:ByteTokenizer")).value
     encode = "framework.tokenizer:ByteTokenizer.encode"
     out = session.call("bound", tok, "a", forbid=(encode,))
-    assert out.kind == "forbidden" and out.exc["targets"] == [encode]  # type: ignore[index]
+    assert out.kind is Outcome.FORBIDDEN and out.error.targets == [encode]
     swept = session.map("aliased", [(x,), (x,)], forbid=(SOFTMAX,))
-    assert swept.kind == "forbidden"
+    assert swept.kind is Outcome.FORBIDDEN
     session.close()
 
 
 def test_the_output_cap_can_be_raised_per_call(sandbox: Sandbox, tmp_path: Path) -> None:
     student = write_student(tmp_path, "def loud(n):\n    print('x' * n)\n    return n\n")
     session = sandbox.session(str(student))
-    assert session.call("loud", 100_000).kind == "overflow"  # the default cap is 64 KiB
+    assert session.call("loud", 100_000).kind is Outcome.OVERFLOW  # the default cap is 64 KiB
     out = session.call("loud", 100_000, output=200_000)
-    assert out.kind == "ok" and len(out.output) == 100_001
-    assert session.call("loud", 100, output=50).kind == "overflow"
+    assert out.kind is Outcome.OK and len(out.output) == 100_001
+    assert session.call("loud", 100, output=50).kind is Outcome.OVERFLOW
     session.close()
 
 
@@ -647,7 +647,7 @@ def test_sessions_share_nothing_but_the_sandbox(sandbox: Sandbox, tmp_path: Path
     one, two = sandbox.session(str(student)), sandbox.session(str(student))
     handle = one.call("make", 1).value
     out = two.call("get", target=handle)
-    assert out.kind == "stale" and "another sandbox process" in out.exc["message"]  # type: ignore[index]
+    assert out.kind is Outcome.STALE and "another sandbox process" in out.error.message
     assert one.call("get", target=handle).value == 1
     one.close()
     two.close()
@@ -694,8 +694,8 @@ def test_a_child_gets_a_scrubbed_environment_and_file_limits(
         assert session.call("env", "PYTHONDONTWRITEBYTECODE").value == "1"
         assert session.call("write", 1000).value == 1000
         big = session.call("write", 2 * 1024**2)
-        assert big.kind == "exception" and "too large" in big.exc["message"]  # type: ignore[index]
-        assert session.call("open_many", 100).exc["message"].startswith("[Errno 24]")  # type: ignore[index]
+        assert big.kind is Outcome.EXCEPTION and "too large" in big.error.message
+        assert session.call("open_many", 100).error.message.startswith("[Errno 24]")
         session.close()
 
 
@@ -801,11 +801,11 @@ def test_without_signals_a_request_arms_one_dump_before_its_time_is_up(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The Windows path, in this process: faulthandler's thread dumps once, at dump_at."""
-    from grader.sandbox import stacks, worker
+    from grader.sandbox import stackdump, stacks
 
-    monkeypatch.setattr(worker, "DUMP_SIGNAL", None)
+    monkeypatch.setattr(stackdump, "DUMP_SIGNAL", None)
     path = tmp_path / "stack.txt"
-    dump = worker._Dump(str(path))
+    dump = stackdump.StackDump(str(path))
     dump.arm(0.3)
     try:
         time.sleep(1.5)
@@ -840,11 +840,11 @@ def test_a_sweep_can_leave_its_arguments_in_the_child(sandbox: Sandbox, tmp_path
         x = tensor_from(np.zeros(3, np.float32))
         calls = [(x, Seeded((801, i))) for i in range(3)]
         kept = session.map("draw", calls)
-        assert kept.kind == "ok" and len(kept.args) == 3
+        assert kept.kind is Outcome.OK and len(kept.args) == 3
         assert kept.args[0][0] is kept.args[2][0]  # one Tensor object, sent once
         assert float(kept.args[0][0].numpy()[0]) == 3.0
         dropped = session.map("draw", calls, return_args=False)
-        assert dropped.kind == "ok" and dropped.args == []
+        assert dropped.kind is Outcome.OK and dropped.args == []
         want = [n + np.random.default_rng([801, i]).random() for i, n in enumerate((1, 2, 3))]
         assert kept.value == want and dropped.value == want
         session.close()

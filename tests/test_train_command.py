@@ -13,8 +13,9 @@ from click.testing import CliRunner
 from framework.model import model_load
 from framework.train import PRESETS, state_path
 from grader.cli import cli
-from grader.commands.train import StopFlag, read_log, sparkline
-from grader.commands.training_run import TrainingRun
+from grader.commands.train import StopFlag
+from grader.product.display import read_log, sparkline
+from grader.product.training import TrainingRun
 
 
 def run(*args: str) -> tuple[int, str]:

@@ -23,11 +23,10 @@ from typing import Any
 
 import click
 
+from grader.commands.options import model_options, open_engine
 from grader.mine.cli import mine_options
 
-__all__ = ["chat", "load_engine", "model_options"]
-
-_FILE = click.Path(dir_okay=False, path_type=Path)
+__all__ = ["chat"]
 
 HELP = """commands:
   /help            this list
@@ -37,42 +36,6 @@ HELP = """commands:
   /system [TEXT]   set the system prompt (no TEXT: remove it)
   /reset           forget the conversation (the system prompt stays)
   /quit            leave (Ctrl-D too)"""
-
-
-def load_engine(model_path: Path | None, vocab: Path | None) -> Any:
-    """The `ChatEngine` for MODEL (default: the shipped one), or a ClickException."""
-    from framework.serving import load_chat_model, shipped_model
-
-    if model_path is None:
-        model_path, shipped_vocab = shipped_model()
-        if not model_path.is_file():
-            command = click.get_current_context().info_name
-            raise click.ClickException(
-                f"no MODEL given, and the course's model ({model_path}) is not installed.\n"
-                "Train one with `minillm train` (see `minillm train --help`), then pass its "
-                f"file: `minillm {command} path/to/model.bin` (add --vocab FILE for a BPE model)."
-            )
-        vocab = vocab or (shipped_vocab if shipped_vocab.is_file() else None)
-    if not model_path.is_file():
-        raise click.ClickException(f"no such model file: {model_path}")
-    try:
-        return load_chat_model(model_path, vocab)
-    except (OSError, ValueError) as e:
-        raise click.ClickException(f"cannot load the model: {e}") from None
-
-
-def model_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    """The MODEL argument and the --vocab option shared by `chat` and `serve`."""
-    f = click.option(
-        "--vocab",
-        "--tokenizer",
-        "vocab",
-        type=click.Path(exists=True, dir_okay=False, path_type=Path),
-        default=None,
-        help="BPE vocabulary of the model (default: the one its .meta.json sidecar names, "
-        "else MODEL.vocab.json beside it, else bytes).",
-    )(f)
-    return click.argument("model_path", metavar="[MODEL]", required=False, type=_FILE)(f)
 
 
 def _number(arg: str, cast: Callable[[str], Any], low: float, what: str) -> Any:
@@ -168,7 +131,7 @@ def chat(
     """Chat with MODEL in the terminal (default: the course's model)."""
     from framework.serving import ReplySettings
 
-    engine = load_engine(model_path, vocab)
+    engine = open_engine(model_path, vocab)
     if mine or force_mine:
         from grader.mine.cli import mine_engine
 

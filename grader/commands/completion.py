@@ -16,13 +16,14 @@ __all__ = ["completion"]
 
 @click.command()
 @click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
-def completion(shell: str) -> None:
+@click.pass_context
+def completion(ctx: click.Context, shell: str) -> None:
     """Print the completion script for SHELL (bash, zsh or fish)."""
     from click.shell_completion import get_completion_class
-
-    from grader.cli import cli
 
     cls = get_completion_class(shell)
     if cls is None:  # pragma: no cover - click ships all three
         raise click.UsageError(f"no completion for {shell}")
-    click.echo(cls(cli, {}, "minillm", "_MINILLM_COMPLETE").source())
+    root = ctx.find_root()  # the command it was called from: `minillm` itself
+    name = root.info_name or "minillm"
+    click.echo(cls(root.command, {}, name, "_MINILLM_COMPLETE").source())

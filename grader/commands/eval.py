@@ -18,17 +18,15 @@ from __future__ import annotations
 
 import math
 import time
-from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 if TYPE_CHECKING:
-    from framework.corpus import Corpus
-    from framework.evaluate import ExactMatch
+    pass
 
-__all__ = ["course_corpus", "eval_command", "score_lines"]
+__all__ = ["eval_command"]
 
 
 @click.command("eval")
@@ -51,13 +49,17 @@ def eval_command(model_path: Path, show: int, threads: int) -> None:
 
     from framework.blas import set_blas_threads
     from framework.train import evaluate_loss
-    from grader.commands.training_data import encode_corpus
+    from grader.product.data import encode_corpus
+    from grader.product.scoring import course_corpus, load_scored, score_lines, window
 
     set_blas_threads(threads)
-    model, tok = _load(model_path)
+    try:
+        model, tok = load_scored(model_path)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
     corpus = course_corpus()
     tick = time.perf_counter()
-    seq = _window(model.config)
+    seq = window(model.config)
     val_ids = encode_corpus(corpus, tok)[1]  # (N,) the validation stream, as trained on
     starts = np.flatnonzero(val_ids == tok.bos_id)  # windows open where dialogues do
     val = evaluate_loss(model, val_ids, 16, seq, max_batches=50, starts=starts)
@@ -68,62 +70,3 @@ def eval_command(model_path: Path, show: int, threads: int) -> None:
         for question, want, got in score.failures[:show]:
             click.echo(f"      ✗ {question!r}: expected {want!r}, got {got!r}")
     click.echo(f"  ({time.perf_counter() - tick:.1f}s)")
-
-
-def _load(model_path: Path) -> tuple[Any, Any]:
-    """The model and its tokenizer: a checkpoint's BPE vocabulary (its sidecar beside it),
-    else the byte tokenizer. Raises `click.UsageError` for a file that does not fit."""
-    from framework.model import model_load
-    from framework.shipped import load_checkpoint, meta_path
-    from framework.tokenizer import ByteTokenizer
-
-    sidecar = meta_path(model_path)
-    try:
-        if sidecar.is_file():
-            return load_checkpoint(model_path)
-        model = model_load(model_path)
-    except ValueError as e:
-        raise click.UsageError(str(e)) from None
-    tok = ByteTokenizer()
-    if model.config.vocab_size != tok.vocab_size:
-        raise click.UsageError(
-            f"{model_path} has vocab {model.config.vocab_size}, not the byte tokenizer's "
-            f"{tok.vocab_size}, and no sidecar {sidecar.name} names its BPE vocabulary"
-        )
-    return model, tok
-
-
-def _window(config: Any) -> int:
-    """The window length of the preset that trained a model of this size (else 96)."""
-    from framework.train import PRESETS
-    from grader.commands.training_run import MODEL_CONFIGS
-
-    for name, make in MODEL_CONFIGS.items():
-        if make() == config:
-            return min(PRESETS[name].seq_len, int(config.max_seq_len))
-    return min(96, int(config.max_seq_len))
-
-
-@cache
-def course_corpus() -> Corpus:
-    """The course's corpus (`build_corpus()` with its defaults), built once per process."""
-    from framework.corpus import build_corpus
-
-    return build_corpus()
-
-
-def score_lines(model: Any, tok: Any, corpus: Any) -> list[tuple[str, ExactMatch]]:
-    """The exact-match lines of the two held-out sets (and their scores)."""
-    from framework.evaluate import exact_match
-
-    out = []
-    sets = (
-        ("held-out questions (known sums, new phrasings)", corpus.heldout),
-        ("unseen sums (in no training dialogue)         ", corpus.unseen),
-    )
-    for name, questions in sets:
-        score = exact_match(model, tok, questions, model.config.max_seq_len)
-        langs = ", ".join(f"{k} {a}/{b}" for k, (a, b) in sorted(score.by_lang.items()))
-        line = f"  {name}: {score.accuracy:6.1%} ({score.correct}/{score.total}; {langs})"
-        out.append((line, score))
-    return out

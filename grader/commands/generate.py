@@ -24,7 +24,7 @@ from pathlib import Path
 
 import click
 
-from grader.commands.chat import load_engine, model_options
+from grader.commands.options import model_options, open_engine
 from grader.mine.cli import mine_options
 
 __all__ = ["generate"]
@@ -67,7 +67,7 @@ def generate(
     from framework.generate import GenerateConfig
     from framework.generate import generate as run
 
-    engine = load_engine(model_path, vocab)
+    engine = open_engine(model_path, vocab)
     model, tok = engine.model, engine.tokenizer
     text = sys.stdin.read() if prompt == "-" else prompt
     config = GenerateConfig(

@@ -13,29 +13,24 @@ import sys
 
 import click
 
+from grader.commands.options import complete_lab
 from grader.i18n import LANGS, Lang, Text, default_lang
 
 __all__ = ["hint"]
 
 
-def _complete_lab(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
-    from grader.labs import all_labs
-
-    return [i.id for i in all_labs() if i.id.startswith(incomplete)]
-
-
 @click.command()
-@click.argument("lab", shell_complete=_complete_lab)
+@click.argument("lab", shell_complete=complete_lab)
 @click.argument("test", required=False)
 @click.option("-l", "--level", type=click.IntRange(1), default=1, help="How many hint levels.")
 @click.option("--lang", type=click.Choice(LANGS), default=None, help="Language of the hints.")
 def hint(lab: str, test: str | None, level: int, lang: Lang | None) -> None:
     """Show hints for LAB's first failing test (or TEST: its number or id)."""
     from grader.labs import UnknownLab, load_lab, resolve_lab
+    from grader.render.term import prepare
     from grader.results import Status
     from grader.runner import run_lab
     from grader.sandbox.client import Sandbox
-    from grader.term import prepare
 
     out = prepare(sys.stdout)
     chosen = lang or default_lang(getattr(out, "encoding", None))

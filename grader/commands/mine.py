@@ -20,7 +20,7 @@ from pathlib import Path
 
 import click
 
-from grader.commands.chat import load_engine, model_options
+from grader.commands.options import model_options, open_engine
 from grader.i18n import LANGS, Lang
 from grader.mine.cli import lang_of
 
@@ -38,11 +38,11 @@ def mine(
     model_path: Path | None, vocab: Path | None, check: bool, force_mine: bool, lang: Lang | None
 ) -> None:
     """Which pieces of the model run your code (--check: do they match the framework's?)."""
-    from grader.term import prepare
+    from grader.render.term import prepare
 
     out = prepare(sys.stdout)
     chosen = lang or lang_of(out)
-    engine = load_engine(model_path, vocab)
+    engine = open_engine(model_path, vocab)
     if not check:
         from grader.mine.banner import print_selection
         from grader.mine.choose import select_pieces

@@ -13,14 +13,14 @@ import time
 
 import click
 
-from grader.commands.hint import _complete_lab
+from grader.commands.options import complete_lab
 from grader.i18n import LANGS, Lang, default_lang
 
 __all__ = ["reset"]
 
 
 @click.command()
-@click.argument("lab", shell_complete=_complete_lab)
+@click.argument("lab", shell_complete=complete_lab)
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
 @click.option("--lang", type=click.Choice(LANGS), default=None, help="Language of the messages.")
 def reset(lab: str, yes: bool, lang: Lang | None) -> None:

@@ -20,10 +20,23 @@ from pathlib import Path
 
 import click
 
-from grader.commands.chat import load_engine, model_options
+from grader.commands.options import model_options, open_engine
 from grader.mine.cli import mine_options
 
 __all__ = ["serve"]
+
+
+def _check_hosts(
+    ctx: click.Context, param: click.Parameter, value: tuple[str, ...]
+) -> tuple[str, ...]:
+    from framework.http_protocol import parse_host
+
+    for entry in value:
+        try:
+            parse_host(entry)
+        except ValueError as e:
+            raise click.BadParameter(f"expected NAME or NAME:PORT: {e}") from None
+    return value
 
 
 @click.command()
@@ -39,7 +52,7 @@ __all__ = ["serve"]
 @click.option(
     "--queue",
     type=click.IntRange(min=0),
-    default=4,
+    default=32,
     show_default=True,
     help="Requests that may wait while one generates (503 beyond).",
 )
@@ -50,6 +63,23 @@ __all__ = ["serve"]
     show_default=True,
     help="Seconds a client may stall while sending (408 after).",
 )
+@click.option(
+    "--allow-host",
+    "allow_hosts",
+    multiple=True,
+    metavar="NAME[:PORT]",
+    callback=_check_hosts,
+    help="Also answer requests whose Host is NAME (any port) or NAME:PORT; repeatable. "
+    "By default only the loopback names with the served port (and --host) are answered.",
+)
+@click.option(
+    "--cors",
+    "cors",
+    multiple=True,
+    metavar="ORIGIN",
+    help="Let pages from ORIGIN (e.g. http://localhost:3000; '*' for any) call the API; "
+    "repeatable. Off by default: a page on another origin is refused with 403.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Do not log each request.")
 @mine_options
 def serve(
@@ -59,6 +89,8 @@ def serve(
     port: int,
     queue: int,
     timeout: float,
+    allow_hosts: tuple[str, ...],
+    cors: tuple[str, ...],
     quiet: bool,
     mine: bool,
     force_mine: bool,
@@ -68,21 +100,29 @@ def serve(
     from framework.http_server import ChatServer
     from framework.http_server import serve as run
 
-    engine = load_engine(model_path, vocab)
+    engine = open_engine(model_path, vocab)
+    mined = None
     if mine or force_mine:
         from grader.mine.cli import mine_engine
 
-        engine = mine_engine(engine, "serve", force_mine)
-    config = ServerConfig(host=host, port=port, queue_size=queue, read_timeout=timeout)
+        engine = mined = mine_engine(engine, "serve", force_mine)
+    config = ServerConfig(
+        host=host,
+        port=port,
+        queue_size=queue,
+        read_timeout=timeout,
+        allowed_hosts=allow_hosts,
+        cors_origins=cors,
+    )
     log = None if quiet else (lambda line: click.echo(line, err=True))
     try:
         service = ChatService(engine, config, log=log)
-        if mine or force_mine:
+        if mined is not None:
             from grader.mine.engine import serving_functions
 
             report = log or (lambda line: click.echo(line, err=True))
             service.parse_request_line, service.build_response = serving_functions(
-                engine.pieces, report
+                mined.pieces, report
             )
         server = ChatServer(service)
     except OSError as e:

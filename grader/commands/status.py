@@ -6,7 +6,7 @@
     ...
     next: lab02 — cd labs/lab02 && make test
 
-Results come from `grader.progress` (cached per file content, so a second run is quick).
+Results come from `grader.student.progress` (cached per file content, so a second run is quick).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ import click
 from grader.i18n import LANGS, Lang, default_lang
 
 if TYPE_CHECKING:
-    from grader.progress import LabProgress
-    from grader.term import Glyphs
+    from grader.render.term import Glyphs
+    from grader.student.progress import LabProgress
 
 __all__ = ["status"]
 
@@ -38,8 +38,8 @@ def _bar(done: int, total: int, full: str, empty: str) -> str:
 @click.option("--no-cache", is_flag=True, help="Verify every lab again, ignoring saved results.")
 def status(lang: Lang | None, no_cache: bool) -> None:
     """Show every lab's progress and the next lab to do."""
-    from grader.progress import course_progress
-    from grader.term import glyphs, prepare
+    from grader.render.term import glyphs, prepare
+    from grader.student.progress import course_progress
 
     out = prepare(sys.stdout)
     chosen = lang or default_lang(getattr(out, "encoding", None))

@@ -8,7 +8,7 @@
 
 Every run writes the model (the lab06 file format; with `--tokenizer bpe`, a checkpoint
 that `minillm generate/chat/serve` load with its vocabulary: see
-`grader.commands.training_data`), its resume state (`<out>.state.npz`), its loss curve as
+`grader.product.data`), its resume state (`<out>.state.npz`), its loss curve as
 JSON lines (`<out>` with `.jsonl`) and, where matplotlib is installed (`pip install -e
 '.[plot]'`), a PNG of that curve. Ctrl-C stops after the current step and saves a
 checkpoint; a second Ctrl-C quits at once. On a terminal the display is a rich progress
@@ -18,11 +18,8 @@ ends with a summary.
 
 from __future__ import annotations
 
-import json
-import math
 import signal
 import sys
-from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType
@@ -30,77 +27,7 @@ from typing import Any
 
 import click
 
-__all__ = ["plot_log", "read_log", "sparkline", "train"]
-
-_BARS = "▁▂▃▄▅▆▇█"
-
-
-def sparkline(values: Sequence[float], width: int = 40) -> str:
-    """The values as block characters, averaged into at most `width` bins.
-
-    Example:
-        >>> sparkline([4.0, 3.0, 2.0, 1.0], width=4)
-        '█▆▃▁'
-    """
-    vals = [v for v in values if math.isfinite(v)]
-    if not vals:
-        return ""
-    bins = min(width, len(vals))
-    chunks = [vals[i * len(vals) // bins : (i + 1) * len(vals) // bins] for i in range(bins)]
-    means = [sum(c) / len(c) for c in chunks if c]
-    lo, span = min(means), (max(means) - min(means)) or 1.0
-    return "".join(_BARS[round((m - lo) / span * (len(_BARS) - 1))] for m in means)
-
-
-def read_log(path: Path) -> list[dict[str, Any]]:
-    """The rows of a JSON-lines training log.
-
-    Raises:
-        click.UsageError: if a line is not a JSON object with a "step" and a "loss".
-    """
-    rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise click.UsageError(f"{path}:{n} is not JSON: {e}") from None
-        if not isinstance(row, dict) or "step" not in row or "loss" not in row:
-            raise click.UsageError(f"{path}:{n} is not a line of a training log: {line[:60]}")
-        rows.append(row)
-    return rows
-
-
-def plot_log(path: Path) -> Path | None:
-    """Draw the train and validation loss and the learning rate of a log into a PNG.
-
-    Returns:
-        The PNG's path (the log's, with `.png`), or None if matplotlib is not installed.
-    """
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return None
-    rows = read_log(path)
-    val = [r for r in rows if r.get("val_loss") is not None]
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    ax.plot([r["step"] for r in rows], [r["loss"] for r in rows], lw=1, label="train loss")
-    ax.plot([r["step"] for r in val], [r["val_loss"] for r in val], "o-", label="val loss")
-    ax.set(xlabel="step", ylabel="cross-entropy (nats)", yscale="log", title=path.name)
-    ax.grid(alpha=0.3)
-    ax.legend(loc="upper right")
-    lr_ax = ax.twinx()
-    lr_ax.plot([r["step"] for r in rows], [r.get("lr", 0.0) for r in rows], "g:", lw=1)
-    lr_ax.set_ylabel("learning rate", color="g")
-    fig.tight_layout()
-    out = path.with_suffix(".png")
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
+__all__ = ["train"]
 
 
 class StopFlag:
@@ -128,22 +55,6 @@ class StopFlag:
 
     def __call__(self) -> bool:
         return self.requested
-
-
-def _log_summary(path: Path) -> None:
-    rows = read_log(path)
-    if not rows:
-        raise click.UsageError(f"{path} has no rows")
-    vals = [r["val_loss"] for r in rows if r.get("val_loss") is not None]
-    click.echo(f"{path}: {len(rows)} rows, steps {rows[0]['step']}..{rows[-1]['step']}")
-    click.echo(f"  train loss {sparkline([r['loss'] for r in rows])} {rows[-1]['loss']:.4f}")
-    if vals:
-        click.echo(f"  val loss   {sparkline(vals)} {vals[-1]:.4f}")
-    png = plot_log(path)
-    if png is None:
-        click.echo("  (no PNG: matplotlib is not installed; pip install -e '.[plot]')")
-    else:
-        click.echo(f"  plot       {png}")
 
 
 @click.command("train")
@@ -219,12 +130,17 @@ def train(
 ) -> None:
     """Train a GPT on the course's generated chat corpus (greetings, sums, GPT facts)."""
     if plot is not None:
-        _log_summary(plot)
+        from grader.product.display import log_summary
+
+        try:
+            click.echo("\n".join(log_summary(plot)))
+        except ValueError as e:
+            raise click.UsageError(str(e)) from None
         return
     from framework.blas import set_blas_threads
     from framework.train import PRESETS
-    from grader.commands.training_data import TokenizerChoice
-    from grader.commands.training_run import TrainingRun
+    from grader.product.data import TokenizerChoice
+    from grader.product.training import TrainingRun
 
     set_blas_threads(threads)
     config = PRESETS[preset]

@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 import click
 
-from grader.commands.hint import _complete_lab
+from grader.commands.options import complete_lab
 from grader.i18n import LANGS, Lang, default_lang
 
 __all__ = ["watch"]
@@ -107,7 +107,7 @@ class _Cbreak:
 
 
 @click.command()
-@click.argument("lab", shell_complete=_complete_lab)
+@click.argument("lab", shell_complete=complete_lab)
 @click.option("--poll", is_flag=True, help="Poll the file instead of waiting for file events.")
 @click.option(
     "--interval", type=click.FloatRange(0.05, 10), default=0.5, help="Polling period (s)."
@@ -116,11 +116,11 @@ class _Cbreak:
 def watch(lab: str, poll: bool, interval: float, lang: Lang | None) -> None:
     """Run LAB's checks each time its student.py is saved (h hint, r rerun, q quit)."""
     from grader.labs import UnknownLab, load_lab, resolve_lab
-    from grader.report import print_report
+    from grader.render.lab import print_report
+    from grader.render.term import prepare
     from grader.results import Status
     from grader.runner import run_lab
     from grader.sandbox.client import Sandbox
-    from grader.term import prepare
 
     out = prepare(sys.stdout)
     chosen = lang or default_lang(getattr(out, "encoding", None))

@@ -7,7 +7,7 @@ languages match section by section. `labs/HANDOUT.md` explains the layout to aut
 `layout_problems` lists every place where a lab's handouts leave it, and the size budget
 that keeps a handout readable in one sitting.
 
-What it does not check: the prose itself, and the output blocks (`grader.handouts` keeps
+What it does not check: the prose itself, and the output blocks (`grader.course.handouts` keeps
 those equal to real runs).
 """
 

@@ -27,8 +27,8 @@ of a handout's output honest:
 that returns numpy arrays where the solution returns Tensors: a snippet must work for every
 return type the checks accept.
 
-Run ``python -m grader.handouts`` to list drift and layout problems (exit 1 if any) and
-``python -m grader.handouts --write`` to rewrite the blocks from fresh runs.
+Run ``python -m grader.course.handouts`` to list drift and layout problems (exit 1 if any) and
+``python -m grader.course.handouts --write`` to rewrite the blocks from fresh runs.
 """
 
 from __future__ import annotations
@@ -44,9 +44,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.handout_skeleton import layout_problems
+from grader.course.handout_skeleton import layout_problems
 from grader.labs import LabInfo, all_labs, course_root, load_lab, resolve_lab
-from grader.report import render_lines, render_plain
+from grader.render.lab import render_lines, render_plain
 from grader.runner import run_tests
 from grader.sandbox.client import Sandbox
 

@@ -25,9 +25,9 @@ realistic, or decide which tests a mutant should fail; the lab author declares t
 
 Lab authors keep the ``# fails:`` lines true with
 
-    python -m grader.mutants lab04              # observed next to declared, per mutant
-    python -m grader.mutants lab04 softmax_x    # only some mutants
-    python -m grader.mutants lab04 --update     # rewrite the lines to the observed sets
+    python -m grader.course.mutants lab04              # observed next to declared, per mutant
+    python -m grader.course.mutants lab04 softmax_x    # only some mutants
+    python -m grader.course.mutants lab04 --update     # rewrite the lines to the observed sets
 
 The idea is mutation testing (a test suite is judged by the wrong programs it rejects),
 with hand-written mutants as in rustlings' and check50's self-checks.
@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.dsl import Lab
+from grader.errors import GraderError
 from grader.labs import LabInfo, UnknownLab, load_lab, resolve_lab
 from grader.results import LabResult, Status
 from grader.runner import run_tests
@@ -69,7 +70,7 @@ __all__ = [
 
 _FAILS = re.compile(r"^#\s*fails:(?P<ids>.*)$", re.MULTILINE)
 _PREFIX = "Mutant:"
-_USAGE = """usage: python -m grader.mutants LAB [NAME ...] [--update]
+_USAGE = """usage: python -m grader.course.mutants LAB [NAME ...] [--update]
 
 Run the lab's mutants (or those NAMEd) and print, for each, the tests that do not PASS
 next to its declared '# fails:' set. --update rewrites differing '# fails:' lines.
@@ -77,7 +78,7 @@ Exit status: 0 all match (or were updated), 1 some differ, 2 a broken mutant or 
 SEPARATOR = "# ---- mutant {name}: the definitions below replace the solution's ----"
 
 
-class MutantError(ValueError):
+class MutantError(GraderError, ValueError):
     """A mutant file that does not follow the format (the message names the file)."""
 
 
@@ -356,7 +357,7 @@ def check_lab(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m grader.mutants LAB [NAME ...] [--update]``; returns the exit status.
+    """``python -m grader.course.mutants LAB [NAME ...] [--update]``; returns the exit status.
 
     0: every declared set matches (or was updated); 1: some differ; 2: a mutant file or
     the reference solution is broken, or the lab or a mutant name is unknown.

@@ -5,7 +5,7 @@ The edition holds what a student needs and nothing an instructor keeps back:
     framework/  grader/  pyproject.toml     the library, the grader, the package
     labs/labNN/                             TASK.md, TASK.en.md, verify.py, Makefile, and
                                             student.py and .stub.py generated from the
-                                            solution's markers (`grader.stubs`)
+                                            solution's markers (`grader.course.stubs`)
     labs/lab.mk  Makefile  README.md  .gitignore   its own, written here
 
 No `solutions/` (so no reference code and no hidden checks), no `tests/` (the mutants are
@@ -15,8 +15,12 @@ wrong implementations built on the solutions), no `bench/`, no author notes. The
 `verify_edition` then checks what was written, in a fresh copy of it whose `.venv` sees
 only the copy's own `framework/` and `grader/`: for every lab, `make test` runs and prints
 exactly the handout's baseline block (every test TODO); every stub is the generated one;
-nothing of `solutions/` is there, no hidden-checks module, no solution marker; and the body
-of every solution block, normalised line by line, appears in no file of the edition.
+nothing of `solutions/` is there, no hidden-checks module, no solution marker; the body
+of every solution block, normalised line by line, appears in no file of the edition; and no
+file names a hidden test (an id that a ``solutions/labNN/hidden.py`` registers, of any lab).
+
+Only the instructor's course can be packed: in a student edition (no `solutions/`) `pack`
+refuses with a `PackError`.
 """
 
 from __future__ import annotations
@@ -32,10 +36,19 @@ import venv
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from grader.course.stubs import NoMarkers, find_blocks, stub_for
+from grader.errors import GraderError
+from grader.grade.checks import HiddenChecksError, hidden_path, load_graded_lab
 from grader.labs import LabInfo, all_labs, load_lab
-from grader.stubs import NoMarkers, find_blocks, stub_for
 
-__all__ = ["PackError", "build_edition", "pack", "solution_bodies", "verify_edition"]
+__all__ = [
+    "PackError",
+    "build_edition",
+    "hidden_ids",
+    "pack",
+    "solution_bodies",
+    "verify_edition",
+]
 
 _SKIP = shutil.ignore_patterns(
     "__pycache__", "*.pyc", "*.pyo", "*.bak", ".minillm", ".pytest_cache", "*.egg-info"
@@ -141,7 +154,7 @@ shows the score of the public checks.
 """
 
 
-class PackError(RuntimeError):
+class PackError(GraderError, RuntimeError):
     """The student edition cannot be written (the message says why)."""
 
 
@@ -256,6 +269,44 @@ def _leaks(edition: Path, labs: Sequence[LabInfo]) -> list[str]:
     return problems
 
 
+def hidden_ids(source: Path) -> tuple[dict[str, str], list[str]]:
+    """The ids of the hidden tests of every lab of the course at `source` (id -> lab), and
+    the problems of the hidden modules that do not load."""
+    ids: dict[str, str] = {}
+    problems: list[str] = []
+    for info in all_labs(source):
+        if not hidden_path(info).is_file():
+            continue
+        try:
+            lab = load_graded_lab(info)
+        except HiddenChecksError as e:
+            problems.append(f"{e} (the edition cannot be searched for its test ids)")
+            continue
+        ids.update({spec.id: info.id for spec in lab.tests if spec.hidden})
+    return ids, problems
+
+
+def _hidden_names(edition: Path, source: Path) -> list[str]:
+    """Each file of the edition that names a hidden test (its first line that does)."""
+    ids, problems = hidden_ids(source)
+    if not ids:
+        return problems
+    named = re.compile(r"\b(?:" + "|".join(re.escape(i) for i in sorted(ids)) + r")\b")
+    for path in _edition_files(edition):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        seen: set[str] = set()
+        for m in named.finditer(text):
+            if m.group() in seen:
+                continue
+            seen.add(m.group())
+            line = text.count("\n", 0, m.start()) + 1
+            problems.append(
+                f"{path.relative_to(edition)}:{line}: names {ids[m.group()]}'s hidden test "
+                f"{m.group()} (the edition names no hidden test)"
+            )
+    return problems
+
+
 def _light_venv(root: Path) -> None:
     """A `.venv` in `root` that imports the copy's own framework/grader (first on the path)
     and this interpreter's third-party packages, with the `minillm` script `make` runs."""
@@ -267,7 +318,8 @@ def _light_venv(root: Path) -> None:
     (lib / "minillm-edition.pth").write_text("\n".join(paths) + "\n", encoding="utf-8")
     script = env / "bin" / "minillm"
     script.write_text(
-        f"#!{env / 'bin' / 'python'}\nfrom grader.entry import main\n\nmain()\n", encoding="utf-8"
+        f"#!{env / 'bin' / 'python'}\nfrom grader.__main__ import main\n\nmain()\n",
+        encoding="utf-8",
     )
     script.chmod(0o755)
     (env / ".installed").touch()  # after pyproject.toml was copied: make sees setup as done
@@ -324,6 +376,8 @@ def verify_edition(
     """Every problem of the student edition at `edition` (see the module docstring)."""
     problems = _layout_problems(edition, labs)
     problems += _leaks(edition, labs)
+    for source in sorted({info.dir.parent.parent for info in labs}):
+        problems += _hidden_names(edition, source)
     with tempfile.TemporaryDirectory(prefix="minillm-edition-") as tmp:
         copy = Path(tmp) / "course"
         shutil.copytree(edition, copy, ignore=shutil.ignore_patterns(".venv", "__pycache__"))
@@ -342,11 +396,17 @@ def pack(
     """Write the student edition into `out` (new or empty), then verify it; its problems.
 
     Raises:
-        PackError: `out` is not empty, or lies inside the course.
+        PackError: `out` is not empty, or lies inside the course, or the course is itself
+            a student edition (it has no solutions/ to make the stubs from).
     """
     from grader.labs import course_root
 
     src = (source or course_root()).resolve()
+    if not (src / "solutions").is_dir():
+        raise PackError(
+            f"{src} has no solutions/ folder: it is a student edition, which cannot be "
+            "packed again; run minillm pack in the instructor's course"
+        )
     chosen = list(labs) if labs is not None else all_labs(src)
     target = out.resolve()
     if target.exists() and (not target.is_dir() or any(target.iterdir())):

@@ -16,6 +16,8 @@ For every lab:
   every hidden test (their failure messages join the ``texts`` check);
 
 and once for the course, ``verify-all``: ``minillm verify --all --solution`` exits 0.
+A hidden module that does not load is one ``solution`` finding (``file:line: what``), and
+the runs that need it are skipped; the command refuses such a course before any check.
 `run_self_check` returns the problems as `Finding`s; none means the course is sound.
 """
 
@@ -30,13 +32,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.grade.checks import load_graded_lab
+from grader.course.stubs import NoMarkers, StubError, stub_for
+from grader.grade.checks import hidden_problems, load_graded_lab
 from grader.i18n import Text
 from grader.labs import LabInfo, course_root, load_lab
 from grader.results import LabResult, Status
 from grader.runner import run_tests
 from grader.sandbox.client import Sandbox
-from grader.stubs import NoMarkers, StubError, stub_for
 
 __all__ = ["CHECKS", "Finding", "run_self_check", "stub_problems", "text_problems"]
 
@@ -155,6 +157,9 @@ def _lab(
     if "docstrings" in checks:
         add("docstrings", stub_problems(info))
     runs: list[LabResult] = []
+    if checks & {"stubs", "solution", "texts", "mutants"} and (broken := hidden_problems([info])):
+        add("solution", broken)  # every run needs the hidden checks: none can run
+        checks = checks - {"stubs", "solution", "texts", "mutants"}
     if checks & {"stubs", "solution", "texts"}:
         lab = load_graded_lab(info)
         stub_run = run_tests(lab, info.student, sandbox)
@@ -171,8 +176,8 @@ def _lab(
     if "texts" in checks:
         add("texts", text_problems(runs))
     if "handouts" in checks:
-        from grader.handout_skeleton import layout_problems
-        from grader.handouts import sync_lab
+        from grader.course.handout_skeleton import layout_problems
+        from grader.course.handouts import sync_lab
 
         add("handouts", sync_lab(info, sandbox, write=False) + layout_problems(info))
     n = len(found)
@@ -183,7 +188,13 @@ def _lab(
 def _mutants(info: LabInfo, sandbox: Sandbox) -> tuple[list[str], list[LabResult]]:
     """Each mutant fails exactly its declared tests; with hidden checks, each hidden mutant
     (tests/fixtures/hidden_mutants) too, and every hidden test is failed by one of them."""
-    from grader.mutants import MutantError, failing_tests, mutant_paths, parse_mutant, run_mutant
+    from grader.course.mutants import (
+        MutantError,
+        failing_tests,
+        mutant_paths,
+        parse_mutant,
+        run_mutant,
+    )
 
     problems: list[str] = []
     results: list[LabResult] = []

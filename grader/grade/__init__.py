@@ -4,14 +4,16 @@
 
 - `checks`: a lab's public checks plus its hidden ones (``solutions/labNN/hidden.py``);
 - `submission`: what is taken from a submission (only ``labs/*/student.py``) and how a
-  directory, a git checkout or a zip is read safely;
+  directory, a git checkout (`gitread`: its commit, read without running git) or a zip
+  is read safely;
 - `course`: the pristine copy of the course that one run grades against;
-- `run`: the seam that runs one submission's labs and returns their `LabResult`s (the
-  isolation backend wraps this), and the worker process that hosts it;
-- `result`: what grading produced (`SubmissionResult`, `BatchResult`); `wire`: a lab's
-  result between processes;
+- `run`: the seam that runs one submission's labs, each in fresh sandboxes, and returns
+  their `LabResult`s; `backends`: the isolation levels that give it its sandboxes;
+  `worker`: the process that hosts it;
+- `wire`: a lab's result between processes;
 - `batch`: many submissions in parallel, result files rewritten as results arrive;
-- `classreport`: one self-contained HTML page about a whole class.
+- `bundle`: a Gradescope autograder built from the course.
 
-The renderers of a batch, one per ``--format``, are in `grader.render`.
+The result types are in `grader.results`; the renderers, one per ``--format``, and the
+class report in `grader.render`.
 """

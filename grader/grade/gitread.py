@@ -7,6 +7,14 @@ HEAD names (a loose ref or ``packed-refs``), then commit → tree → subtrees �
 objects (zlib) or in packs (``objects/pack/*.idx`` version 2 and their ``.pack``, with
 OFS_DELTA and REF_DELTA resolved). SHA-1 repositories only.
 
+With a deadline (``before``, seconds since the epoch), the first-parent history is walked
+from HEAD, at most `MAX_HISTORY` commits, stopping at a commit listed in ``shallow``: the
+commit read is the first one on that walk whose committer time is at or before the
+deadline (the newest on time in history order, as ``git log --first-parent`` shows it),
+or HEAD itself with ``latest``; the commits walked past are `Head.late` (none on time
+within `MAX_HISTORY` counts as none on time). Committer times are what the student's git
+wrote: a claim, not a proof.
+
 What is refused (`GitError`, whose text says why; the caller then grades the working
 tree): a symbolic link anywhere on a path (never followed), a file that is not regular (a
 FIFO, a device), a file larger than its cap (64 KiB for HEAD and refs, 64 MiB for an index
@@ -14,7 +22,7 @@ or packed-refs), an object that would inflate beyond its cap (`MAX_TREE` for com
 trees, the caller's limit for blobs, which comes back as that file's problem), a delta
 chain deeper than `MAX_DEPTH`, an object whose SHA-1 is not its name, and a missing object
 (a shallow clone; alternates are not read). Every file is read through a `Files`, which
-`grader.grade.submission` gives: relative to the root's descriptor, bounded, no link.
+`grader.grade.safe_read.Root` is: relative to the root's descriptor, bounded, no link.
 """
 
 from __future__ import annotations
@@ -28,12 +36,24 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from grader.errors import GraderError
 from grader.i18n import Text, tr
 
-__all__ = ["MAX_DEPTH", "MAX_TREE", "Files", "GitError", "Head", "Refused", "read_head"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_HISTORY",
+    "MAX_TREE",
+    "Commit",
+    "Files",
+    "GitError",
+    "Head",
+    "Refused",
+    "read_head",
+]
 
 MAX_TREE = 8 * 1024 * 1024  # inflated bytes of a commit, a tree, or a delta's base
 MAX_DEPTH = 64  # deltas on deltas
+MAX_HISTORY = 10_000  # first-parent commits walked back from HEAD for a deadline
 MAX_SMALL = 64 * 1024  # HEAD, a ref, a gitdir: or commondir file
 MAX_META = 64 * 1024 * 1024  # packed-refs, one pack's .idx
 MAX_WORK = 256 * 1024 * 1024  # bytes of indexes read and objects inflated, in all
@@ -41,7 +61,7 @@ _SHA = re.compile(r"[0-9a-f]{40}")
 _TYPES = {1: "commit", 2: "tree", 3: "blob", 4: "tag"}
 
 
-class Refused(Exception):
+class Refused(GraderError):
     """A path that a `Files` does not read (a link, not a regular file, too big...)."""
 
     def __init__(self, text: Text) -> None:
@@ -49,7 +69,7 @@ class Refused(Exception):
         self.text = text
 
 
-class GitError(Exception):
+class GitError(GraderError):
     """HEAD's files cannot be read; `commit` is what HEAD names when that was read."""
 
     def __init__(self, text: Text, commit: str = "") -> None:
@@ -58,7 +78,7 @@ class GitError(Exception):
 
 
 class Files(Protocol):
-    """The submission's folder, as `grader.grade.submission` opens it: every path is
+    """The submission's folder, as `grader.grade.safe_read.Root` reads it: every path is
     relative to it, no link is followed, only regular files are opened, and each call
     first checks the deadline (raising what it likes)."""
 
@@ -80,13 +100,27 @@ class Files(Protocol):
         """Check the deadline (between objects)."""
 
 
+@dataclass(frozen=True)
+class Commit:
+    """A commit and its committer time: `time` seconds since the epoch, `tz` ``"+0800"``."""
+
+    sha: str
+    time: int
+    tz: str
+
+
 @dataclass
 class Head:
-    """HEAD's commit and, per path asked for, its bytes there, why it is not taken, or None
-    when HEAD has no such file."""
+    """The commit read and, per path asked for, its bytes there, why it is not taken, or
+    None when it has no such file. With a deadline: `date` is the commit read, `late` the
+    commits after the deadline (newest first), and `on_time` False when no commit is at or
+    before it (then `commit` is "" and no file was read, unless `latest`)."""
 
     commit: str
     files: dict[str, bytes | Text | None] = field(default_factory=dict)
+    date: Commit | None = None
+    late: list[Commit] = field(default_factory=list)
+    on_time: bool = True
 
 
 class _TooBig(GitError):
@@ -342,9 +376,50 @@ def _resolve(repo: _Repo, git: str) -> tuple[str, str]:
     raise GitError(tr("HEAD 的引用链太长", "HEAD's chain of refs is too long"))
 
 
-def read_head(files: Files, paths: Sequence[str], limit: int) -> Head:
+def _commit(repo: _Repo, sha: str) -> tuple[str, str, Commit]:
+    """(tree, first parent or "", the commit with its committer time) of commit `sha`."""
+    typ, data = repo.object(sha, MAX_TREE)
+    if typ != "commit" or not re.match(rb"tree [0-9a-f]{40}\n", data):
+        raise GitError(tr(f"{sha} 不是提交", f"{sha} is not a commit"))
+    header = data.split(b"\n\n", 1)[0]
+    parent = re.search(rb"^parent ([0-9a-f]{40})$", header, re.M)
+    who = re.search(rb"^committer [^\n]*> (\d{1,12}) ([+-]\d{4})$", header, re.M)
+    if who is None:
+        raise _damaged(f"the commit {sha} has no committer time")
+    when = Commit(sha, int(who[1]), who[2].decode("ascii"))
+    return data[5:45].decode("ascii"), parent[1].decode("ascii") if parent else "", when
+
+
+def _walk(repo: _Repo, common: str, sha: str, before: int, head: Head) -> str:
+    """The tree of the first first-parent commit from `sha` at or before `before` ("" when
+    there is none within `MAX_HISTORY`); sets `head.commit`, `date`, `late`, `on_time`."""
+    shallow = (repo.files.read(f"{common}/shallow", MAX_META) or b"").decode("ascii", "replace")
+    ends = set(shallow.split())
+    for _ in range(MAX_HISTORY):
+        tree, parent, when = _commit(repo, sha)
+        if when.time <= before:
+            head.commit, head.date = sha, when
+            return tree
+        head.late.append(when)
+        if not parent or sha in ends:
+            break
+        sha = parent
+    head.commit, head.on_time = "", False
+    return ""
+
+
+def read_head(
+    files: Files,
+    paths: Sequence[str],
+    limit: int,
+    *,
+    before: int | None = None,
+    latest: bool = False,
+) -> Head:
     """The files `paths` (``labs/lab04/student.py``) of the commit HEAD names, each at most
-    `limit` bytes, from the ``.git`` of the checkout `files`.
+    `limit` bytes, from the ``.git`` of the checkout `files`; with `before` (seconds since
+    the epoch), of the newest first-parent commit at or before it, or, with `latest`, of
+    HEAD still, the later commits listed (see the module docstring).
 
     Raises:
         GitError: HEAD or its objects cannot be read (see the module docstring); what
@@ -362,12 +437,16 @@ def read_head(files: Files, paths: Sequence[str], limit: int) -> Head:
         if not _SHA.fullmatch(commit):
             raise GitError(tr("不读 SHA-256 仓库", "SHA-256 repositories are not read"))
         repo.objects = f"{common}/objects"
-        typ, data = repo.object(commit, MAX_TREE)
-        if typ != "commit" or not re.match(rb"tree [0-9a-f]{40}\n", data):
-            raise GitError(tr(f"{commit} 不是提交", f"{commit} is not a commit"))
-        head, top = Head(commit), data[5:45].decode("ascii")
+        top, _, date = _commit(repo, commit)
+        head = Head(commit, date=date if before is not None else None)
+        if before is not None:
+            walked = Head(commit)
+            tree = _walk(repo, common, commit, before, walked)
+            head.late, head.on_time = walked.late, walked.on_time
+            if not latest:
+                top, head.commit, head.date = tree, walked.commit, walked.date
         for path in paths:
-            head.files[path] = _blob(repo, top, path, limit)
+            head.files[path] = _blob(repo, top, path, limit) if top else None
         return head
     except Refused as e:
         raise GitError(e.text, commit) from None

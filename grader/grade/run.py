@@ -14,47 +14,34 @@ after each of its tests (a `LabResult` holding the tests that ran so far):
         def run(self, job: GradeJob, on_result: OnResult,
                 on_partial: OnResult | None = None) -> None: ...
 
-Three levels (`choose_isolation`, `backend_for`):
-
-- ``bwrap`` (`grader.isolation.IsolatedBackend`): each sandbox under bubblewrap, in
-  namespaces of its own, seeing the course's packages and the lab's own file only;
-- ``uid`` (`grader.isolation.UidBackend`): where bubblewrap cannot make namespaces but the
-  grader is root (a Docker or Gradescope container): each sandbox's children run as an
-  unprivileged uid of their own, and what they must not read is root's only
-  (`grader.sandbox.uidlevel`);
-- ``none`` (`PlainBackend`, ``--no-isolation``): the ordinary sandbox, as the grader's own
-  user, able to read the course; every report says NOT isolated on its first line.
+The backends of the three isolation levels (bwrap, uid, none) are in
+`grader.grade.backends`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import secrets
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from grader.dsl import Lab
 from grader.grade.checks import load_graded_lab
+from grader.grade.late import LatePolicy
 from grader.grade.submission import student_path
 from grader.labs import LabInfo
 from grader.results import LabResult, TestResult
 from grader.runner import run_tests
 
 if TYPE_CHECKING:
+    from grader.grade.regrade import Previous
+    from grader.grade.roster import Roster
     from grader.sandbox.client import Sandbox
 
-__all__ = [
-    "LEVELS",
-    "Backend",
-    "GradeJob",
-    "IsolationUnavailable",
-    "OnResult",
-    "PlainBackend",
-    "backend_for",
-    "choose_isolation",
-    "run_job",
-]
+__all__ = ["Backend", "GradeJob", "GradeOptions", "OnResult", "SandboxFor", "run_job"]
 
 
 @dataclass(frozen=True)
@@ -181,64 +168,48 @@ def _phase(
     return result
 
 
-class PlainBackend:
-    """The ordinary sandbox, a new one for each lab's public tests and for its hidden ones."""
+@dataclass(frozen=True)
+class GradeOptions:
+    """How a batch runs.
 
-    isolated = False
-    level = "none"
-
-    def run(self, job: GradeJob, on_result: OnResult, on_partial: OnResult | None = None) -> None:
-        from grader.sandbox.client import Sandbox
-
-        run_job(job, lambda lab_id, hidden: Sandbox(), on_result, on_partial)
-
-
-class IsolationUnavailable(RuntimeError):
-    """The isolation that was asked for cannot run here (the message says why and how to
-    fix it)."""
-
-
-LEVELS = ("auto", "bwrap", "uid")  # what ``--isolation`` takes; "none" is --no-isolation
-
-
-def choose_isolation(wanted: bool, level: str = "auto") -> tuple[str, str]:
-    """Which backend a run uses, and a line on why not a stronger one ("" for bwrap).
-
-    ``auto``: bubblewrap where it runs; else, as root, the uid level (a Docker or
-    Gradescope container: user namespaces refused, but root); else refuse. ``bwrap`` and
-    ``uid`` ask for that level only. Not `wanted` (``--no-isolation``): ``"none"``.
-
-    Raises:
-        IsolationUnavailable: no level that was asked for can run here; the message says
-            how to fix that, or to pass --no-isolation.
+    Attributes:
+        labs: the lab ids to grade, in order.
+        jobs: submissions graded at the same time.
+        timeout: seconds one submission may take in all (None: 60 + 30 per lab): CPU
+            seconds of its own tree where they can be measured (`over_budget`).
+        isolation: the backend, ``"none"``, ``"uid"`` or ``"bwrap"`` (see `grader.grade.run`).
+        seed: the run's seed (``--seed``), or None to draw each submission's at random.
+        hide: folders no sandbox may see wherever they are (besides the instructor's
+            course, which is always hidden): the folders of the result files.
+        due: the deadline, seconds since the epoch (``--deadline``; None: none).
+        late: what a version after it gets (``--late-policy``, `grader.grade.late`).
+        roster: the class (``--roster``, `grader.grade.roster`), or None.
+        previous: the result to regrade from (``--previous``, `grader.grade.regrade`).
+        only: (labs to rerun joined by commas, a test id) of ``--only-lab`` and
+            ``--only-test`` (with `previous`), or ("", "").
     """
-    if not wanted:
-        return "none", "--no-isolation"
-    if level not in LEVELS:
-        raise ValueError(f"unknown isolation level {level!r} (expected one of {LEVELS})")
-    from grader.sandbox.bwrap import unavailable
-    from grader.sandbox.uidlevel import uid_unavailable
 
-    no_bwrap = unavailable() if level in ("auto", "bwrap") else "not asked for"
-    if no_bwrap is None:
-        return "bwrap", ""
-    no_uid = uid_unavailable() if level in ("auto", "uid") else "not asked for"
-    if no_uid is None:
-        return "uid", no_bwrap if level == "auto" else "--isolation uid"
-    problem = no_bwrap if level != "uid" else no_uid
-    if level == "auto":
-        problem += f"\n(the uid level cannot run either: {no_uid})"
-    raise IsolationUnavailable(
-        f"{problem}\n(or grade without isolation, trusting the submissions: --no-isolation)"
-    )
+    labs: tuple[str, ...]
+    jobs: int = 2
+    timeout: float | None = None
+    isolation: str = "none"
+    seed: int | None = None
+    hide: tuple[Path, ...] = ()
+    due: int | None = None
+    late: LatePolicy = field(default_factory=LatePolicy)
+    roster: Roster | None = None
+    previous: Previous | None = None
+    only: tuple[str, str] = ("", "")
 
+    def seed_of(self, name: str) -> int:
+        """The seed of the submission called `name`: drawn at random for each submission,
+        or, with a `seed` for the run, derived from it and the name (a regrade then draws
+        the same inputs)."""
+        if self.seed is None:
+            return secrets.randbelow(2**63)
+        digest = hashlib.sha256(f"{self.seed}\0{name}".encode()).digest()
+        return int.from_bytes(digest[:8], "big") >> 1
 
-def backend_for(name: str) -> Backend:
-    """The backend called `name` ("none", "uid" or "bwrap")."""
-    if name == "none":
-        return PlainBackend()
-    if name in ("bwrap", "uid"):
-        from grader.isolation import IsolatedBackend, UidBackend
-
-        return IsolatedBackend() if name == "bwrap" else UidBackend()
-    raise ValueError(f"unknown isolation backend {name!r}")
+    @property
+    def seconds(self) -> float:
+        return self.timeout if self.timeout is not None else 60.0 + 30.0 * len(self.labs)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from grader.errors import GraderError
 from grader.i18n import Text
 from grader.results import CheckResult, LabResult, Status, TestResult
 
@@ -21,7 +22,7 @@ MAX_TEXT = 64 * 1024
 MAX_ITEMS = 4096
 
 
-class WireError(ValueError):
+class WireError(GraderError, ValueError):
     """A result line that is not a well-formed lab result."""
 
 
@@ -120,6 +121,8 @@ def _dict(v: Any, key: str) -> dict[str, Any]:
 
 
 def _status(d: dict[str, Any]) -> Status:
+    """Any `Status`, `GRADER` included: the worker that writes the line is the grader's own
+    process (student code runs in its sandbox children, whose replies never make one)."""
     try:
         return Status(_str(d, "status"))
     except ValueError:

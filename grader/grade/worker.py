@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         out.write(json.dumps(obj, ensure_ascii=False) + "\n")
         out.flush()
 
-    from grader.guard import adopt_orphans, end_strays, harden_imports
+    from grader.sandbox.guard import adopt_orphans, end_strays, harden_imports
     from grader.sandbox.limits import make_undumpable
 
     make_undumpable()
@@ -50,7 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     isolated = len(args) > 1 and args[1] != "none"
     harden_imports(from_source=not isolated)  # without isolation, the copy is writable
     try:
-        from grader.grade.run import GradeJob, backend_for
+        from grader.grade.backends import backend_for
+        from grader.grade.run import GradeJob
         from grader.grade.wire import lab_to_wire
         from grader.results import LabResult
 

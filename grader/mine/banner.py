@@ -43,7 +43,7 @@ def print_selection(selection: Selection, lang: Lang, file: TextIO, title: str =
     from rich.table import Table
     from rich.text import Text as RichText
 
-    from grader.term import glyphs
+    from grader.render.term import glyphs
 
     tty = file.isatty() and not os.environ.get("NO_COLOR")
     console = Console(file=file, highlight=False, no_color=not tty, width=None if tty else 120)

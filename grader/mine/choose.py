@@ -6,7 +6,7 @@ For each piece of `CATALOGUE` that the command uses, in order:
    ``student.py`` and written (no ``raise NotImplementedError`` left): read from the file,
    which is imported only when its code is to run;
 2. the lab's checks must all pass: the verdicts of `minillm status`
-   (`grader.progress`, remembered per file content, so usually nothing runs again);
+   (`grader.student.progress`, remembered per file content, so usually nothing runs again);
 3. a short timing probe must find it fast enough to chat with (`grader.mine.probe`).
 
 A piece that fails 1 runs the framework's code. `force` (``--force-mine``) lets the
@@ -28,7 +28,7 @@ from grader.labs import LabInfo, all_labs
 from grader.mine.load import LabFile, LoadedLab, load_lab_module, read_lab_file
 from grader.mine.pieces import CATALOGUE, PieceInfo, Pieces, guard
 from grader.mine.probe import SLOW_SECONDS, ProbeResult, probe_piece
-from grader.progress import LabProgress
+from grader.student.progress import LabProgress
 
 __all__ = [
     "Choice",
@@ -68,7 +68,7 @@ class Selection:
 
 def lab_verdicts(labs: Iterable[LabInfo]) -> dict[str, LabProgress]:
     """Each lab's verdict for its current student.py (cached; runs only what changed)."""
-    from grader.progress import course_progress
+    from grader.student.progress import course_progress
 
     return {p.lab: p for p in course_progress(list(labs))}
 
@@ -205,7 +205,7 @@ def select_pieces(
         command: which product runs (a piece it does not use is "unused").
         model, tokenizer: what will run (the probe uses their sizes).
         force: run the student's written code even if its lab does not pass or it is slow.
-        verdicts: lab id → progress; None asks `grader.progress` (may run verify).
+        verdicts: lab id → progress; None asks `grader.student.progress` (may run verify).
         probe: time each piece that is to run (off: no timing, nothing too slow).
         budget: seconds per typical reply above which a piece is too slow.
     """

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
 from grader.i18n import Lang, default_lang
+
+if TYPE_CHECKING:
+    from framework.serving import ChatEngine
+    from grader.mine.engine import MineEngine
 
 __all__ = ["lang_of", "mine_engine", "mine_generate", "mine_options", "mine_selection", "notice"]
 
@@ -40,7 +44,7 @@ def mine_selection(command: str, model: Any, tokenizer: Any, force: bool, out: T
     """Decide the pieces for `command` and print the table to `out`; the `Selection`."""
     from grader.mine.banner import print_selection
     from grader.mine.choose import select_pieces
-    from grader.term import prepare
+    from grader.render.term import prepare
 
     out = prepare(out)
     lang = lang_of(out)
@@ -56,7 +60,7 @@ def notice(error: Any) -> None:
     click.echo(f"\n[{error}; the framework's version runs from now on]", err=True)
 
 
-def mine_engine(engine: Any, command: str, force: bool) -> Any:
+def mine_engine(engine: ChatEngine, command: str, force: bool) -> MineEngine:
     """`engine` answering through the student's pieces (table printed to stdout)."""
     from grader.mine.engine import MineEngine
 

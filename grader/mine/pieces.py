@@ -28,6 +28,7 @@ from framework.kv_cache import KVCache
 from framework.layernorm import layernorm_forward
 from framework.math_ops import matmul_transposed_b, softmax
 from framework.tensor import Tensor, as_tensor, tensor_from
+from grader.errors import GraderError
 from grader.i18n import Text, tr
 
 __all__ = [
@@ -178,7 +179,7 @@ MODEL_PIECES = frozenset(
 )
 
 
-class PieceError(Exception):
+class PieceError(GraderError):
     """A student function failed inside the product; the message names piece, lab, line."""
 
     def __init__(self, piece: str, function: str, why: str, where: str = "") -> None:

@@ -26,14 +26,23 @@ import numpy as np
 
 from framework.bpe_tokenizer import BPETokenizer
 from framework.bpe_vocab import FIRST_MERGE_ID
-from framework.config import ModelConfig
+from framework.config import ModelConfig, default_config, medium_config, tiny_config
 from framework.corpus import Corpus, encode_dialogues
 from framework.model import GPTModel, init_weights, model_load
 from framework.shipped import load_checkpoint, meta_path
 from framework.shipped_train import Recipe, learn_vocabulary, streams
 from framework.tokenizer import ByteTokenizer, Tokenizer
 
-__all__ = ["DEFAULT_VOCAB_SIZE", "TokenizerChoice", "encode_corpus", "open_model"]
+__all__ = [
+    "DEFAULT_VOCAB_SIZE",
+    "MODEL_CONFIGS",
+    "TokenizerChoice",
+    "encode_corpus",
+    "open_model",
+]
+
+# the model of each training preset (`framework.train.PRESETS` holds its schedule)
+MODEL_CONFIGS = {"tiny": tiny_config, "default": default_config, "medium": medium_config}
 
 DEFAULT_VOCAB_SIZE = FIRST_MERGE_ID + Recipe().num_merges  # the shipped model's: 1064
 

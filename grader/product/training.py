@@ -28,7 +28,6 @@ from rich.progress import (
 )
 
 from framework.bpe_tokenizer import BPETokenizer
-from framework.config import default_config, medium_config, tiny_config
 from framework.dataloader import WindowLoader
 from framework.model import model_save
 from framework.optimizer import AdamW
@@ -36,13 +35,11 @@ from framework.shipped import meta_path, save_checkpoint
 from framework.train import JsonlLog, TrainConfig, TrainResult, load_state, save_state, state_path
 from framework.train import Progress as Step
 from framework.train import train as train_loop
-from grader.commands.eval import course_corpus, score_lines
-from grader.commands.train import plot_log, sparkline
-from grader.commands.training_data import TokenizerChoice, encode_corpus, open_model
+from grader.product.data import MODEL_CONFIGS, TokenizerChoice, encode_corpus, open_model
+from grader.product.display import plot_log, sparkline
+from grader.product.scoring import course_corpus, score_lines
 
-__all__ = ["MODEL_CONFIGS", "TrainingRun"]
-
-MODEL_CONFIGS = {"tiny": tiny_config, "default": default_config, "medium": medium_config}
+__all__ = ["TrainingRun"]
 
 
 def _load() -> float:

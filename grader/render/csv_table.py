@@ -22,20 +22,21 @@ import csv
 import io
 import re
 
-from grader.grade.result import BatchResult
 from grader.render.common import one_line
+from grader.results import BatchResult
 
-__all__ = ["render_csv"]
+__all__ = ["cell", "number", "render_csv"]
 
 # The start of the cell or a separator, any blanks, then a character that starts a formula.
 _FORMULA = re.compile(r"(^|[,;\t|])(?=[ \t]*[=+\-@\t\r])")
 
 
-def _cell(text: str) -> str:
+def cell(text: str) -> str:
+    """`text` as one line that no spreadsheet runs as a formula (the module docstring)."""
     return _FORMULA.sub(r"\1'", one_line(text))
 
 
-def _number(x: float) -> int | float:
+def number(x: float) -> int | float:
     """7.0 → 7, 7.5 → 7.5: written without quotes, as a number."""
     return int(x) if float(x).is_integer() else float(x)
 
@@ -49,14 +50,14 @@ def render_csv(batch: BatchResult, lang: str) -> str:
         scores: list[str | int | float] = []
         for lab_id in batch.labs:
             lab = sub.lab(lab_id)
-            scores.append(_number(lab.score) if lab is not None else "")
+            scores.append(number(lab.score) if lab is not None else "")
         writer.writerow(
             [
-                _cell(sub.name),
+                cell(sub.name),
                 *scores,
-                _number(sub.score) if sub.done and not sub.cut else "",
-                _number(sub.max_score),
-                _cell(sub.error_in(lang)),
+                number(sub.score) if sub.done and not sub.cut else "",
+                number(sub.max_score),
+                cell(sub.error_in(lang)),
             ]
         )
     return out.getvalue()

@@ -22,10 +22,9 @@ import html
 import re
 import secrets
 
-from grader.grade.result import BatchResult, SubmissionResult
 from grader.render.common import block, fmt_points, lab_label, one_line, test_label, test_text
 from grader.render.text import NOT_ISOLATED, render_text
-from grader.results import LabResult, Status, TestResult
+from grader.results import BatchResult, LabResult, Status, SubmissionResult, TestResult
 
 __all__ = [
     "MAX_ANNOTATIONS",

@@ -9,6 +9,13 @@ a hidden test is ``"after_published"``, so students see it once grades are publi
 the visible ``output`` counts the visible tests only (so it gives no hidden outcome away).
 Every text a submission chose (an error, a message, what its code printed) is escaped
 (`grader.render.common.one_line`, `block`), as in every format.
+
+A test the grader itself failed (`Status.GRADER`: a bug in verify.py, a request it could not
+send) is kept apart from the student's failures, as far as Gradescope's two statuses allow:
+it is ``"failed"`` with score 0 (no points are given for a test that did not run properly;
+the staff regrade once it is fixed), its ``output`` starts with a line saying it is the
+course staff's problem and not the student's, it carries the tag ``grader-error`` (so the
+staff can find every such test), and the summary ``output`` counts them.
 """
 
 from __future__ import annotations
@@ -16,12 +23,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from grader.grade.result import BatchResult, SubmissionResult
 from grader.render.common import block, fmt_points, lab_label, one_line, test_label, test_text
 from grader.render.text import isolation_lines
-from grader.results import Status
+from grader.results import BatchResult, Status, SubmissionResult, TestResult
 
-__all__ = ["VISIBILITIES", "gradescope_doc", "render_gradescope"]
+__all__ = ["GRADER_TAG", "VISIBILITIES", "gradescope_doc", "render_gradescope"]
+
+GRADER_TAG = "grader-error"  # the tag of a test the grader failed (`Status.GRADER`)
+_GRADER_NOTE = {
+    "zh": "评测器内部错误：这不是你的代码的问题，是课程助教的问题，修好后会重新评分。",
+    "en": "grader error: this is not a problem with your code but the course staff's; "
+    "it will be regraded once fixed.",
+}
 
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 
@@ -51,11 +64,26 @@ def _summary(sub: SubmissionResult, batch: BatchResult, lang: str) -> str:
             if lang == "zh"
             else "the hidden tests' results are shown once grades are published"
         )
+    broken = sum(1 for lab in sub.labs for t in lab.tests if t.status is Status.GRADER)
+    if broken:
+        lines.append(
+            f"{broken} 个测试因评测器内部错误没有评分（不是你的问题，请告诉助教）"
+            if lang == "zh"
+            else f"{broken} tests were not graded because of a grader error "
+            "(not your code's problem; please tell the staff)"
+        )
     if sub.note:
         lines.append(("注意：" if lang == "zh" else "note: ") + one_line(sub.note_in(lang)))
     if sub.seed is not None:
         lines.append(f"seed: {sub.seed}")
     return "\n".join(lines)
+
+
+def _output(test: TestResult, lang: str) -> str:
+    text = test_text(test, lang)
+    if test.status is not Status.GRADER:
+        return text
+    return _GRADER_NOTE["zh" if lang == "zh" else "en"] + "\n" + text
 
 
 def gradescope_doc(batch: BatchResult, lang: str) -> dict[str, Any]:
@@ -73,6 +101,7 @@ def gradescope_doc(batch: BatchResult, lang: str) -> dict[str, Any]:
     for lab in sub.labs:
         number = lab.lab.removeprefix("lab").lstrip("0") or "0"
         for t in lab.tests:
+            broken = t.status is Status.GRADER
             tests.append(
                 {
                     "name": f"{lab.lab} {test_label(t, lang)}",
@@ -80,8 +109,8 @@ def gradescope_doc(batch: BatchResult, lang: str) -> dict[str, Any]:
                     "score": t.points if t.status is Status.PASS else 0.0,
                     "max_score": t.points,
                     "status": "passed" if t.status is Status.PASS else "failed",
-                    "output": test_text(t, lang),
-                    "tags": [lab.lab],
+                    "output": _output(t, lang),
+                    "tags": [lab.lab, GRADER_TAG] if broken else [lab.lab],
                     "visibility": "after_published" if t.hidden else "visible",
                 }
             )

@@ -33,8 +33,8 @@ from typing import Any, TextIO
 
 from grader.explain import clean
 from grader.i18n import Text
+from grader.render.term import asciify, fits
 from grader.results import CheckResult, LabResult, Status, TestResult
-from grader.term import asciify, fits
 
 __all__ = [
     "SCHEMA",
@@ -55,7 +55,10 @@ _STYLE = {
     Status.ERROR: "bold red",
     Status.TIMEOUT: "bold red",
     Status.SKIP: "dim",
+    Status.GRADER: "bold magenta",
 }
+# How a status reads in a line: a grader error says whose error it is.
+_LABEL = {s: f"[{s.value}]" for s in Status} | {Status.GRADER: "[GRADER ERROR]"}
 _MAX_MESSAGE_LINES = 24
 _MAX_OUTPUT_LINES = 8
 
@@ -68,6 +71,7 @@ _WORDS = {
     "error": Text("出错", "error"),
     "timeout": Text("超时", "timed out"),
     "skipped": Text("跳过", "skipped"),
+    "grader_error": Text("评测器出错（不算你的）", "grader-side, not yours"),
 }
 
 
@@ -115,7 +119,7 @@ def _check_lines(
     lines: list[Line] = [
         [
             ("  ", ""),
-            (f"[{c.status.value}]", _STYLE[c.status]),
+            (_LABEL[c.status], _STYLE[c.status]),
             (" " + _one_line(c.name.pick(lang)), ""),
         ]
     ]
@@ -147,7 +151,7 @@ def _test_lines(t: TestResult, lang: str) -> list[Line]:
         reason = _one_line(t.reason.pick(lang)) if t.reason else ""
         return [[*head, ("  ", ""), ("[SKIP]", _STYLE[Status.SKIP]), (" " + reason, "dim")]]
     if not t.checks and t.reason is not None:
-        status = (f"[{t.status.value}]", _STYLE[t.status])
+        status = (_LABEL[t.status], _STYLE[t.status])
         return [[*head, ("  ", ""), status, (" " + _one_line(t.reason.pick(lang)), "")]]
     lines = [head]
     shown: set[str] = set()
@@ -173,7 +177,9 @@ def _summary(result: LabResult, lang: str) -> Line:
         text = f"结果: {s['passed']}/{s['total']} 个测试通过（{sep.join(parts)}）"
     else:
         text = f"Result: {s['passed']}/{s['total']} tests passed ({sep.join(parts)})"
-    return [(text, "bold red" if s["failed"] + s["error"] + s["timeout"] else "bold yellow")]
+    if s["failed"] + s["error"] + s["timeout"]:
+        return [(text, "bold red")]
+    return [(text, _STYLE[Status.GRADER] if s["grader_error"] else "bold yellow")]
 
 
 def render_lines(result: LabResult, lang: str) -> list[Line]:

@@ -9,9 +9,9 @@ the first line. A submission's name and error are escaped to one line (a name is
 
 from __future__ import annotations
 
-from grader.grade.result import BatchResult, SubmissionResult
 from grader.render.common import fmt_points, one_line
-from grader.report import render_plain
+from grader.render.lab import render_plain
+from grader.results import BatchResult, SubmissionResult
 
 __all__ = ["NAME_LIMIT", "NOT_ISOLATED", "UID_LEVEL", "isolation_lines", "render_text"]
 

@@ -1,6 +1,6 @@
 """Bubblewrap: the command line that isolates the sandbox's zygote, and its launcher.
 
-The how of `grader.isolation` (which says why and what), with nothing but the standard
+The how of `grader.sandbox.isolated` (which says why and what), with nothing but the standard
 library imported, so that `minillm verify --isolated` can start the isolated zygote at the
 very beginning of a run (`prestart`), while the grader imports the rest of itself.
 

@@ -201,7 +201,7 @@ class Child:
     `pid` is the child's pid as its backend knows it (the zygote's `reap` takes it);
     `host_pid` the pid that names it in the grader's own pid namespace, which is what
     signals go to. They differ when the zygote runs in a pid namespace of its own
-    (`grader.isolation`), and `host_pid` is None when the child could not be found there:
+    (`grader.sandbox.isolated`), and `host_pid` is None when the child could not be found there:
     it is then never signalled, since its own pid would name another process here.
     """
 
@@ -225,7 +225,7 @@ class Child:
                 pass
 
     def request_dump(self) -> None:
-        """Ask the child to write its stacks into `traceback_path` (see `worker._Dump`)."""
+        """Ask the child to write its stacks into `traceback_path` (see `stackdump.StackDump`)."""
         if DUMP_SIGNAL is not None and self.host_pid is not None:
             try:
                 os.kill(self.host_pid, DUMP_SIGNAL)

@@ -41,11 +41,14 @@ class Sandbox:
         backend: ``"fork"`` or ``"spawn"``: which backend runs the children.
         memory_limited: whether the OS caps a child's memory (`Limits.memory`).
         memory_note: one line saying why not, when it doesn't ("" when it does).
+        isolation_note: one line on what this sandbox does not isolate ("" when there is
+            nothing to say); the runner adds it to the report's notes.
         workdir: the scratch folder, the children's working directory and TMPDIR.
         cleanup_problem: after `close`, one line if the scratch folder could not be removed.
         group: the control group that caps the processes and memory of all the children
-            together (`cgroup.RunGroup`), or None where none can be made; then
-            `group_note` says why, and RLIMIT_NPROC caps each child's forks.
+            together, with a CPU quota of `limits.cpus` (`cgroup.RunGroup`), or None where
+            none can be made; then RLIMIT_NPROC caps each child's forks, and RLIMIT_CPU and
+            a lower priority stand in for the quota.
 
     Raises:
         SandboxError: an unknown backend (argument or ``$MINILLM_SANDBOX``), or fork where
@@ -69,10 +72,10 @@ class Sandbox:
             supported, why = False, "no memory limit was asked for"
         self.memory_limited = supported
         self.memory_note = why
+        self.isolation_note = ""
         self.workdir = ""
         self.cleanup_problem = ""
         self.group: RunGroup | None = None
-        self.group_note = ""
         self._root = ""
         self._gen = 0
         self._impl: ForkBackend | SpawnBackend = (
@@ -89,7 +92,7 @@ class Sandbox:
             os.mkdir(self.workdir)
             if self.limits.processes > 0 and self.group is None:
                 memory = self.limits.memory + _GROUP_SLACK if self.limits.memory > 0 else 0
-                self.group, self.group_note = RunGroup.create(
+                self.group, _ = RunGroup.create(
                     self.limits.processes + _GROUP_TASKS, memory, cpus=self.limits.cpus
                 )
         self._impl.start()

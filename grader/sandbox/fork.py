@@ -30,7 +30,7 @@ _REPLY_TIMEOUT = 30.0
 
 
 class Launcher(Protocol):
-    """Starts the zygote somewhere else than beside the grader (`grader.isolation` runs it
+    """Starts the zygote somewhere else than beside the grader (`grader.sandbox.isolated` runs it
     under bubblewrap, in namespaces of its own)."""
 
     def launch(self) -> Zygote:

@@ -25,7 +25,7 @@ into the process that judges it through the files that process reads later:
 What it does not do: stop a process of the same user from editing these files between two
 runs, debugging the grader (see `grader.sandbox.limits.make_undumpable`) or signalling it.
 That is the second trust level, `minillm grade`, which runs every submission in its own
-namespaces under bubblewrap (see `grader.isolation`).
+namespaces under bubblewrap (see `grader.sandbox.isolated`).
 """
 
 from __future__ import annotations
@@ -78,8 +78,8 @@ _LATE_MODULES = (
     "rich.style",
     "rich.table",
     "rich.text",
-    "grader.report",
-    "grader.term",
+    "grader.render.lab",
+    "grader.render.term",
 )
 
 _source_only: tuple[str, ...] = ()
@@ -109,14 +109,14 @@ def harden_imports(root: Path | None = None, *, from_source: bool = True) -> Non
     process of the user can copy onto a planted file; for the folders of the course it is
     never consulted (`SourceFileLoader.path_stats` says nothing about them), which costs a
     fraction of a second per run. `from_source=False` keeps the caches, for a course copy
-    that the code being graded cannot write (`grader.isolation`).
+    that the code being graded cannot write (`grader.sandbox.isolated`).
     """
     global _source_only, _guarded
     sys.dont_write_bytecode = True
     _guarded = True
     if not from_source:
         return
-    base = (root or Path(__file__).resolve().parent.parent).resolve()
+    base = (root or Path(__file__).resolve().parents[2]).resolve()
     _source_only = tuple(str(base / name) + os.sep for name in _COURSE_DIRS)
     SourceFileLoader.path_stats = _path_stats  # type: ignore[method-assign]
 

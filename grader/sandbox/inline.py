@@ -21,7 +21,10 @@ from typing import Any
 from grader import codec
 from grader.sandbox import worker
 from grader.sandbox.limits import DEFAULT_LIMITS, Limits
-from grader.sandbox.session import CallOutcome, _outcome
+from grader.sandbox.outcome import CallOutcome, Outcome, exc_info
+from grader.sandbox.session import _outcome
+from grader.sandbox.stackdump import StackDump
+from grader.sandbox.studentcode import describe_exception, import_student
 
 __all__ = ["InlineSandbox", "InlineSession"]
 
@@ -49,18 +52,19 @@ class InlineSession:
         return None if self._ctx is None else self._ctx.last_error
 
     def ensure(self, timeout: float | None = None) -> CallOutcome | None:
-        """Import the module once; an outcome of kind ``import`` if that fails."""
+        """Import the module once; an outcome of kind ``IMPORT`` if that fails."""
         if self._ctx is not None:
             return None
         if self.import_outcome is not None:
             return self.import_outcome
         folder = os.path.dirname(self.student_path) + os.sep
         try:
-            module = worker._import_student(self.student_path)
+            module = import_student(self.student_path)
         except BaseException as e:
-            self.import_outcome = CallOutcome("import", exc=worker._exc_info(e, folder))
+            exc = exc_info(describe_exception(e, folder))
+            self.import_outcome = CallOutcome(Outcome.IMPORT, exc=exc)
             return self.import_outcome
-        self._ctx = worker._Context(module, self.student_path, 1, worker._Dump(""))
+        self._ctx = worker._Context(module, self.student_path, 1, StackDump(""))
         return None
 
     def call(
@@ -113,11 +117,16 @@ class InlineSession:
 
 
 class InlineSandbox:
-    """A stand-in for `Sandbox` whose sessions run the student's code in this process."""
+    """A stand-in for `Sandbox` whose sessions run the student's code in this process.
+
+    It has the attributes the runner reports (`grader.runner.RunSandbox`): its memory note
+    and its isolation note say that nothing here is limited or isolated.
+    """
 
     backend = "inline"
     memory_limited = False
-    memory_reason = "the student's code runs inside this process (debugging)"
+    memory_note = "the student's code runs inside this process (debugging)"
+    isolation_note = "not isolated: the student's code runs inside the grader's process"
 
     def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
         self.limits = limits

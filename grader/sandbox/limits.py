@@ -17,6 +17,8 @@ import signal
 import sys
 from dataclasses import dataclass
 
+from grader.errors import GraderError
+
 __all__ = [
     "DEFAULT_LIMITS",
     "DUMP_SIGNAL",
@@ -41,7 +43,7 @@ __all__ = [
 DUMP_SIGNAL: signal.Signals | None = getattr(signal, "SIGUSR1", None)
 
 
-class SandboxError(RuntimeError):
+class SandboxError(GraderError, RuntimeError):
     """The sandbox machinery itself failed (not the student's code)."""
 
 

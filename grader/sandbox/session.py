@@ -10,7 +10,9 @@ rest of a run. Hangs cost little: a function that timed out once fails at once w
 again in the same session, and the session has a deadline of its own.
 
 A session needs only a small protocol from its sandbox (`Spawner`): ``spawn`` a child for a
-student module, ``reap`` it, and the run's ``limits``.
+student module, ``reap`` it, and the run's ``limits``. What an outcome is (`CallOutcome`, its
+`Outcome` kind and its `ExcInfo`) is in `grader.sandbox.outcome`; the child's exception
+records are decoded there, as the hostile input they are.
 """
 
 from __future__ import annotations
@@ -18,16 +20,17 @@ from __future__ import annotations
 import select
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import replace
 from typing import Any, Protocol
 
 from grader import codec
 from grader.sandbox.channel import Child
 from grader.sandbox.limits import Limits, dump_time
+from grader.sandbox.outcome import CallOutcome, ExcInfo, Outcome, exc_info, frames_of
 from grader.sandbox.protocol import FrameReader, send_frame
 from grader.sandbox.stacks import stuck_frames
 
-__all__ = ["CallOutcome", "Session", "Spawner"]
+__all__ = ["CallOutcome", "ExcInfo", "Outcome", "Session", "Spawner"]
 
 _POISONED = frozenset({"MemoryError", "RecursionError", "SystemExit", "KeyboardInterrupt"})
 _OUTPUT_WAIT = 2.0  # seconds to wait for a reply's output to arrive after the reply
@@ -43,43 +46,6 @@ class Spawner(Protocol):
     def spawn(self, student_path: str) -> Child: ...
 
     def reap(self, child: Child) -> int | None: ...
-
-
-@dataclass
-class CallOutcome:
-    """What happened in one call into student code.
-
-    `kind` is one of: ``ok``, ``exception``, ``todo`` (the stub's own NotImplementedError),
-    ``missing`` (no such function), ``timeout``, ``crash`` (the process ended; see
-    `exit_status`), ``overflow`` (printed past the cap), ``import`` (the module failed to
-    import), ``forbidden`` (the call used a function the check forbids), ``stale`` (an
-    argument is a handle of a child that has since been replaced), ``harness`` (the
-    grader could not send its request or read the reply: only this side decides that, never
-    a flag in the child's reply, since the child runs the student's code).
-
-    `exc` describes every kind but ``ok``: ``type``, ``message``, and where known
-    ``frames`` (the student's frames, outermost first: ``file``, ``line``, ``func``,
-    ``code``). A ``timeout`` has the frames where the code was stuck; one that failed at
-    once because the same function timed out before has ``repeat`` (True) and ``first``
-    (that timeout's seconds); one cut short by the run's deadline has ``deadline``. A
-    ``forbidden`` has ``targets`` (``"module:qualname"`` of each forbidden function that
-    was called).
-    """
-
-    kind: str
-    value: Any = None
-    args: list[Any] = field(default_factory=list)
-    kwargs: dict[str, Any] = field(default_factory=dict)
-    exc: dict[str, Any] | None = None
-    output: str = ""
-    output_bytes: int = 0
-    seconds: float = 0.0
-    exit_status: int | None = None
-    counts: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def ok(self) -> bool:
-        return self.kind == "ok"
 
 
 class Session:
@@ -128,30 +94,15 @@ class Session:
         self._generation += 1
         self._seq = 0
         out = self._exchange(None, timeout, self.sandbox.limits.output)
-        if out.kind == "ok":
+        if out.kind is Outcome.OK:
             return None
-        if out.kind == "timeout":
-            out = CallOutcome(
-                "import",
-                exc={
-                    "type": "TimeoutError",
-                    "message": (
-                        f"importing took more than {timeout:g} s (module-level code runs at import)"
-                    ),
-                    "frames": (out.exc or {}).get("frames", []),
-                },
-                output=out.output,
-            )
-        elif out.kind == "crash":
-            out = CallOutcome(
-                "import",
-                exc={
-                    "type": "SystemExit",
-                    "message": "the module ended the process while importing",
-                    "frames": [],
-                },
-                output=out.output,
-            )
+        if out.kind is Outcome.TIMEOUT:
+            message = f"importing took more than {timeout:g} s (module-level code runs at import)"
+            exc = ExcInfo("TimeoutError", message, frames=out.error.frames)
+            out = CallOutcome(Outcome.IMPORT, exc=exc, output=out.output)
+        elif out.kind is Outcome.CRASH:
+            exc = ExcInfo("SystemExit", "the module ended the process while importing")
+            out = CallOutcome(Outcome.IMPORT, exc=exc, output=out.output)
         self.import_outcome = out
         self._retire("the module failed to import")
         return out
@@ -184,7 +135,7 @@ class Session:
         `count` names other student functions to count calls of during this call (by code
         object, so aliases count); the numbers come back in `CallOutcome.counts`.
         `forbid` lists ``"module:qualname"`` functions that may not be called meanwhile
-        (kind ``forbidden`` if one was). `output` raises or lowers the output cap in bytes.
+        (kind ``FORBIDDEN`` if one was). `output` raises or lowers the output cap in bytes.
         """
         req = {
             "op": "call",
@@ -210,7 +161,7 @@ class Session:
         """Call student function `name` once per argument tuple, in one round trip.
 
         The value is the list of results; on the first exception the outcome describes it
-        and `exc["index"]` says which call raised. `forbid` and `output` as in `call`.
+        and `exc.index` says which call raised. `forbid` and `output` as in `call`.
         `return_args=False`: the child does not send the arguments back (`args` is empty).
         """
         req: dict[str, Any] = {"op": "map", "name": name, "calls": [list(c) for c in calls]}
@@ -251,22 +202,22 @@ class Session:
         req = {**req, "dump_at": dump_time(limit)}  # see worker.py, point 3
         try:
             frame = codec.dumps(req)
-        except codec.CodecError as e:
-            return CallOutcome("harness", exc={"type": "CodecError", "message": str(e)})
+        except codec.CodecError as e:  # the grader's request: never the student's doing
+            return CallOutcome(Outcome.HARNESS, exc=ExcInfo("CodecError", str(e)))
         try:
             self._child.conn.settimeout(limit)
             send_frame(self._child.conn, frame)
         except TimeoutError:  # the child stopped reading: it is stuck in something
             return self._timeout_outcome(self._stuck(limit), cut, key)
         except OSError:
-            return self._crashed(CallOutcome("crash"))
+            return self._crashed(CallOutcome(Outcome.CRASH))
         out = self._exchange(req, limit, limits.output if output is None else output)
-        if out.kind == "timeout":
+        if out.kind is Outcome.TIMEOUT:
             out = self._timeout_outcome(out, cut, key)
-        elif out.kind in ("overflow", "harness"):
-            self._retire("printing too much" if out.kind == "overflow" else "a grader error")
-        elif out.kind == "exception" and (out.exc or {}).get("type") in _POISONED:
-            self._retire(f"a {(out.exc or {}).get('type')}")  # the next call gets a fresh child
+        elif out.kind is Outcome.OVERFLOW:
+            self._retire("printing too much")
+        elif out.kind is Outcome.EXCEPTION and out.error.type in _POISONED:
+            self._retire(f"a {out.error.type}")  # the next call gets a fresh child
         return out
 
     def _exchange(self, req: dict[str, Any] | None, limit: float, cap: int) -> CallOutcome:
@@ -297,12 +248,12 @@ class Session:
             except OSError:
                 data = b""
             if not data:
-                return self._crashed(CallOutcome("crash"))
+                return self._crashed(CallOutcome(Outcome.CRASH))
             try:
                 frame = reader.feed(data)
-            except codec.CodecError as e:
-                self._retire("a grader error")
-                return CallOutcome("harness", exc={"type": "CodecError", "message": str(e)})
+            except codec.CodecError as e:  # the child sent it: the student's code can
+                self._retire("an unreadable reply")
+                return CallOutcome(Outcome.UNREADABLE, exc=ExcInfo("CodecError", str(e)))
             if frame is not None:
                 break
         seq, self._seq = self._seq, self._seq + 1
@@ -311,8 +262,8 @@ class Session:
         try:
             reply = codec.loads(frame)
         except codec.CodecError as e:
-            self._retire("a grader error")
-            return CallOutcome("harness", exc={"type": "CodecError", "message": str(e)})
+            self._retire("an unreadable reply")
+            return CallOutcome(Outcome.UNREADABLE, exc=ExcInfo("CodecError", str(e)))
         return _outcome(reply, req, _text(kept), total, elapsed, cap)
 
     # -- what went wrong ------------------------------------------------------------------
@@ -325,22 +276,18 @@ class Session:
         kept, total = child.output.collect(None, 0.0)
         self._retire("a timeout")
         return CallOutcome(
-            "timeout",
-            exc={
-                "type": "TimeoutError",
-                "message": f"no return within {limit:g} s",
-                "frames": frames,
-            },
+            Outcome.TIMEOUT,
+            exc=ExcInfo("TimeoutError", f"no return within {limit:g} s", frames_of(frames)),
             output=_text(kept),
             output_bytes=total,
             seconds=limit,
         )
 
     def _timeout_outcome(self, out: CallOutcome, cut: bool, key: str | None) -> CallOutcome:
-        exc = dict(out.exc or {})
+        exc = replace(out.error)
         if cut:
-            exc["message"] = f"the run's deadline of {self.deadline:g} s passed during this call"
-            exc["deadline"] = self.deadline
+            exc.message = f"the run's deadline of {self.deadline:g} s passed during this call"
+            exc.deadline = self.deadline
         elif key is not None:
             self._timed_out[key] = out
         out.exc = exc
@@ -348,26 +295,17 @@ class Session:
 
     def _timed_out_before(self, key: str) -> CallOutcome:
         first = self._timed_out[key]
-        exc = dict(first.exc or {})
-        exc["message"] = (
+        message = (
             f"{key} timed out earlier in this run (no return within {first.seconds:g} s), "
             "so it is not called again"
         )
-        exc["first"] = first.seconds
-        exc["repeat"] = True
-        return CallOutcome("timeout", exc=exc, seconds=first.seconds)
+        exc = replace(first.error, message=message, first=first.seconds, repeat=True)
+        return CallOutcome(Outcome.TIMEOUT, exc=exc, seconds=first.seconds)
 
     def _deadline_passed(self) -> CallOutcome:
-        return CallOutcome(
-            "timeout",
-            exc={
-                "type": "TimeoutError",
-                "message": f"the run's deadline of {self.deadline:g} s has passed",
-                "deadline": self.deadline,
-                "frames": [],
-            },
-            seconds=self.deadline,
-        )
+        message = f"the run's deadline of {self.deadline:g} s has passed"
+        exc = ExcInfo("TimeoutError", message, deadline=self.deadline)
+        return CallOutcome(Outcome.TIMEOUT, exc=exc, seconds=self.deadline)
 
     def _stale(self, req: dict[str, Any]) -> CallOutcome | None:
         """An outcome if `req` holds a handle that the current child did not make."""
@@ -385,9 +323,7 @@ class Session:
                     f"the {handle.type_name} object was created in an earlier sandbox process "
                     f"that was replaced after {why}"
                 )
-            return CallOutcome(
-                "stale", exc={"type": "StaleHandle", "message": message, "gen": handle.gen}
-            )
+            return CallOutcome(Outcome.STALE, exc=ExcInfo("StaleHandle", message, gen=handle.gen))
         return None
 
     def _crashed(self, outcome: CallOutcome) -> CallOutcome:
@@ -425,13 +361,13 @@ def _text(raw: bytes | bytearray) -> str:
 def _outcome(
     reply: Any, req: dict[str, Any] | None, output: str, total: int, elapsed: float, cap: int
 ) -> CallOutcome:
-    if not isinstance(reply, dict):
-        return CallOutcome("harness", exc={"type": "CodecError", "message": "bad reply"})
+    if not isinstance(reply, dict):  # the child sent it: not a grader error
+        return CallOutcome(Outcome.UNREADABLE, exc=ExcInfo("CodecError", "bad reply"))
     base: dict[str, Any] = {"output": output, "output_bytes": total, "seconds": elapsed}
     if req is None:  # the import handshake
         if reply.get("ready") is True:
-            return CallOutcome("ok", **base)
-        return CallOutcome("import", exc=_dict(reply.get("exc")), **base)
+            return CallOutcome(Outcome.OK, **base)
+        return CallOutcome(Outcome.IMPORT, exc=exc_info(reply.get("exc")), **base)
     args = reply.get("args", [])
     kwargs = reply.get("kwargs", {})
     sent = req.get("args") if req.get("op") == "call" else None
@@ -440,35 +376,29 @@ def _outcome(
     base["args"] = args if isinstance(args, list) else []
     base["kwargs"] = kwargs if isinstance(kwargs, dict) else {}
     if total > cap:
-        return CallOutcome("overflow", **base)
+        return CallOutcome(Outcome.OVERFLOW, **base)
     forbidden = reply.get("forbidden")
     if isinstance(forbidden, list) and forbidden:
-        targets = [str(t) for t in forbidden]
+        targets = [str(t)[:300] for t in forbidden[:64]]
         names = ", ".join(t.replace(":", ".") for t in targets)
-        exc = {
-            "type": "ForbiddenCall",
-            "message": f"it called {names}, which this check does not allow",
-            "targets": targets,
-            "frames": _dict(reply.get("exc")).get("frames", []) if not reply.get("ok") else [],
-        }
-        return CallOutcome("forbidden", value=reply.get("value"), exc=exc, **base)
+        message = f"it called {names}, which this check does not allow"
+        frames = exc_info(reply.get("exc")).frames if not reply.get("ok") else []
+        exc = ExcInfo("ForbiddenCall", message, frames, targets=targets)
+        return CallOutcome(Outcome.FORBIDDEN, value=reply.get("value"), exc=exc, **base)
     if reply.get("ok") is True:
         counts = reply.get("counts", {})
         if isinstance(counts, dict):
             base["counts"] = {str(k): v for k, v in counts.items() if isinstance(v, int)}
-        return CallOutcome("ok", value=reply.get("value"), **base)
-    exc = _dict(reply.get("exc"))
-    if isinstance(reply.get("index"), int):
-        exc["index"] = reply["index"]
+        return CallOutcome(Outcome.OK, value=reply.get("value"), **base)
+    exc = exc_info(reply.get("exc"))
+    index = reply.get("index")
+    if isinstance(index, int) and not isinstance(index, bool) and index >= 0:
+        exc.index = index
     # No flag of the reply makes a grader error: the child runs the student's code, which can
     # send any reply. A request that failed in the child is the student's exception; only
-    # this side (a request it cannot send, a reply it cannot read) reports ``harness``.
+    # this side (a request it cannot send) reports ``HARNESS``.
     if reply.get("missing"):
-        return CallOutcome("missing", exc=exc, **base)
+        return CallOutcome(Outcome.MISSING, exc=exc, **base)
     if reply.get("todo"):
-        return CallOutcome("todo", exc=exc, **base)
-    return CallOutcome("exception", exc=exc, **base)
-
-
-def _dict(x: Any) -> dict[str, Any]:
-    return x if isinstance(x, dict) else {"type": "?", "message": repr(x)[:200]}
+        return CallOutcome(Outcome.TODO, exc=exc, **base)
+    return CallOutcome(Outcome.EXCEPTION, exc=exc, **base)

@@ -1,7 +1,7 @@
 """Where a hung call was stuck: the student's frames from a child's `faulthandler` dump.
 
 When a call runs out of time the grader has the child dump the stacks of its threads into a
-file (see `worker._Dump`), reads the last dump just before it ends the child, and keeps the
+file (see `stackdump.StackDump`), reads the last dump just before it ends the child, and keeps the
 frames of the student's own files, in the format of an exception's frames.
 """
 

@@ -3,7 +3,7 @@
 Docker's default seccomp profile refuses user namespaces, and Gradescope runs its
 autograders as root in Docker containers: there bubblewrap cannot start, yet the grader
 is root. `UidSandbox` is the sandbox for that case. Each sandbox (one per lab's public
-tests, one per lab's hidden tests, see `grader.grade.run`):
+tests, one per lab's hidden tests, see `grader.grade.backends`):
 
 - forks its children from a zygote beside the grader, as the fork backend does; each child
   then drops to an unprivileged uid and gid of this sandbox's own, with no supplementary

@@ -73,7 +73,7 @@ def lab_key(info: LabInfo, student: Path | None = None) -> str:
     except PackageNotFoundError:
         grader_version = "?"
     digest = hashlib.sha256(f"{_VERSION}:{grader_version}:{info.id}".encode())
-    for path in (student or info.student, info.verify, Path(__file__).with_name("dsl.py")):
+    for path in (student or info.student, info.verify, Path(__file__).parent.parent / "dsl.py"):
         try:
             digest.update(path.read_bytes())
         except OSError:
@@ -118,7 +118,7 @@ def course_progress(
                 cached[info.id] = LabProgress(**entry["progress"])  # type: ignore[arg-type]
             except TypeError:
                 pass  # an entry from another version: run it again
-    # every lab's checks are loaded before any student code runs (see grader.guard)
+    # every lab's checks are loaded before any student code runs (see grader.sandbox.guard)
     checks = {info.id: load_lab(info) for info in labs if info.id not in cached}
     out: list[LabProgress] = []
     sandbox: Sandbox | None = None

@@ -27,16 +27,18 @@ from typing import cast
 
 import pytest
 
+from grader.course.mutants import as_student
 from grader.dsl import Lab, TestSpec
+from grader.errors import GraderError
 from grader.explain import import_message
 from grader.i18n import Text, default_lang, tr
 from grader.labs import LabInfo, load_lab
-from grader.mutants import as_student
-from grader.report import render_test_block
+from grader.render.lab import render_test_block
 from grader.results import Status, TestResult
 from grader.runner import run_one
 from grader.sandbox.client import Sandbox
 from grader.sandbox.inline import InlineSandbox
+from grader.sandbox.outcome import Outcome
 from grader.sandbox.session import Session
 
 __all__ = ["VerifyFailure", "VerifyFile", "VerifyItem"]
@@ -164,8 +166,8 @@ class VerifyFile(pytest.File):
             # an InlineSession serves the same calls as a Session (see sandbox/inline.py)
             self._session = cast(Session, _sandbox(self.config).session(str(self.impl)))
             probe = self._session.ensure()
-            if probe is not None and probe.kind == "import":
-                self.import_error = import_message(probe.exc or {})
+            if probe is not None and probe.kind is Outcome.IMPORT:
+                self.import_error = import_message(probe.error)
         return self._session
 
     def teardown(self) -> None:
@@ -221,7 +223,7 @@ class VerifyItem(pytest.Item):
         return self.path, line, f"[TEST {self.number}] {title}"
 
 
-class VerifyFailure(Exception):
+class VerifyFailure(GraderError):
     """A verify test that did not pass."""
 
     def __init__(self, result: TestResult) -> None:

@@ -395,7 +395,7 @@ def forward_errors(t: TestContext) -> None:
     )
     ids = [i % 50 for i in range(0, 80, 5)]
     out = t.attempt("embedding_forward", emb, ids)
-    message = str((out.exc or {}).get("message", ""))
+    message = out.error.message
     t.check(
         ("正好 16 = max_seq_len 个 id 是允许的", "exactly 16 = max_seq_len ids are allowed"),
         out.ok,

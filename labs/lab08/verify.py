@@ -24,8 +24,7 @@ from typing import Any
 import numpy as np
 
 from framework import Tensor, tensor_from
-from grader.codec import Seeded
-from grader.dsl import Lab, TestContext, tr
+from grader.dsl import Lab, Seeded, TestContext, tr
 from grader.views import strided
 
 lab = Lab("lab08", "文本生成", "Text generation")

@@ -18,8 +18,7 @@ from framework import tensor_from
 from framework.config import tiny_config
 from framework.kv_cache import KVCache
 from framework.model import GPTModel, init_weights
-from grader.codec import Handle
-from grader.dsl import Lab, TestContext, tr
+from grader.dsl import Handle, Lab, TestContext, tr
 from grader.views import strided
 
 lab = Lab("lab11", "KV Cache", "The KV cache")
