@@ -361,19 +361,25 @@ def test_github_format_annotates_and_lets_no_student_command_through(
 
 def test_csv_format(graded: BatchResult) -> None:
     rows = list(csv.reader(io.StringIO(render_csv(graded, "en"))))
-    assert rows[0] == ["submission", "lab04", "lab07", "total", "max_score", "error"]
+    assert rows[0] == [
+        *("submission", "student_id", "lab04", "lab04_max", "lab07", "lab07_max"),
+        *("total", "max_score", "did_not_import", "error"),
+    ]
+    maxes = [str(MAX["lab04"]), str(MAX["lab07"])]
     for row in rows[1:]:
         lab04, lab07, is_error = EXPECTED[row[0]]
-        assert row[1:5] == [str(lab04), str(lab07), str(lab04 + lab07), str(MAX_TOTAL)], row
-        assert bool(row[5]) == is_error
-    evil = SubmissionResult("=cmd|' /C calc'!A0", "x", error="+oops")
+        assert row[2:6:2] == [str(lab04), str(lab07)] and row[3:7:2] == maxes, row
+        assert row[6:8] == [str(lab04 + lab07), str(MAX_TOTAL)], row
+        assert bool(row[9]) == is_error
+        assert row[8] == ("lab04" if row[0] == "syntax_error" else ""), row
+    evil = SubmissionResult("=cmd|' /C calc'!A0", "x", error="+oops", student_id="@id")
     table = render_csv(BatchResult(list(LABS), [evil], total=1), "en")
-    assert "\n\"'=cmd|" in table and ',"\'+oops"' in table
-    for unfinished in ({"cut": True}, {"done": False}):  # stopped, or still running
-        sub = SubmissionResult("carol", "c", graded.submissions[0].labs, **unfinished)
+    assert "\n\"'=cmd|" in table and ',"\'+oops"' in table and ',"\'@id",' in table
+    for cut, done in ((True, True), (False, False)):  # stopped, or still running
+        sub = SubmissionResult("carol", "c", graded.submissions[0].labs, done=done, cut=cut)
         row = list(csv.reader(io.StringIO(render_csv(BatchResult(list(LABS), [sub]), "en"))))[1]
         want = [str(MAX["lab04"]), str(MAX["lab07"]), "", str(MAX_TOTAL)]
-        assert row[1:5] == want, row  # what finished, but no total
+        assert [*row[2:6:2], *row[6:8]] == want, row  # what finished, but no total
 
 
 def sample(tmp_path: Path, name: str) -> Path:

@@ -251,7 +251,7 @@ def test_grade_writes_the_report(tmp_path: Path) -> None:
     points = sum(s.points for s in load_graded_lab(resolve_lab("lab04")).tests)  # + hidden
     full = int(points)
     assert full == points, "printed as a whole number"
-    rows = [f'"alice",{full},{full},{full},""', f'"bob",0,0,{full},""']
+    rows = [f'"alice","",{full},{full},{full},{full},"",""', f'"bob","",0,{full},0,{full},"",""']
     assert proc.stdout.splitlines()[1:] == rows
     html = page.read_text(encoding="utf-8")
     assert "1/2 (50%)" in html and "<td>alice</td>" in html

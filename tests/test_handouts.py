@@ -4,13 +4,20 @@ the checks accept."""
 
 from __future__ import annotations
 
+import re
+
 import shutil
 from pathlib import Path
 
 import pytest
 
 from grader.course.handout_skeleton import SECTIONS, SIZE_BUDGET, layout_problems
-from grader.course.handouts import check_scripts, sync_lab
+from grader.course.handouts import (
+    check_references,
+    check_scripts,
+    sync_lab,
+    sync_references,
+)
 from grader.labs import LabInfo, all_labs, load_lab, resolve_lab
 from grader.runner import run_tests
 from grader.sandbox.client import Sandbox
@@ -35,6 +42,45 @@ def test_handout_blocks_match_the_grader(info: LabInfo, sandbox: Sandbox) -> Non
 def test_handouts_follow_the_common_layout(info: LabInfo) -> None:
     problems = layout_problems(info)
     assert not problems, "\n".join(problems) + "\n(the layout: labs/HANDOUT.md)"
+
+
+@pytest.mark.parametrize("info", all_labs(), ids=lambda i: i.id)
+def test_prose_test_references_name_the_tests_they_mean(info: LabInfo) -> None:
+    problems = sync_references(info)
+    assert not problems, "\n".join(problems) + "\n(run: make handouts)"
+
+
+REFS = """# Lab04
+[TEST 4]<!-- mask_causal --> and [TEST 9]<!-- mask_adds --> and [TEST 2]<!-- no_such_test -->
+see [TEST 3].
+
+```text
+[TEST 1] a report line in a block is not prose
+```
+"""
+
+
+def test_wrong_unknown_and_untied_references_are_reported() -> None:
+    ids = [t.id for t in load_lab(resolve_lab("lab04")).tests]
+    fixed, problems = check_references(REFS, ids, "T.md")
+    assert problems == [
+        "T.md:2: [TEST 9]: test 'mask_adds' is [TEST 5]",
+        "T.md:2: [TEST 2]<!-- no_such_test -->: the lab has no test 'no_such_test'",
+        "T.md:3: [TEST 3] is not tied to a test id: write [TEST 3]<!-- id (scores_errors) -->",
+    ]
+    assert fixed == REFS.replace("[TEST 9]<!-- mask_adds", "[TEST 5]<!-- mask_adds")
+    assert len(check_references(fixed, ids, "T.md")[1]) == 2
+
+
+def test_write_renumbers_tied_references(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MINILLM_ROOT", str(tmp_path))
+    info = _copy_lab(tmp_path, "lab07")
+    task = info.dir / "TASK.en.md"
+    text = task.read_text(encoding="utf-8")
+    _edit(task, "[TEST 10]<!-- adam_decay -->", "[TEST 2]<!-- adam_decay -->")
+    assert any("test 'adam_decay' is [TEST 10]" in p for p in sync_references(info))
+    assert sync_references(info, write=True) == []
+    assert task.read_text(encoding="utf-8") == text
 
 
 def test_the_authors_guide_states_the_layout() -> None:
@@ -214,6 +260,10 @@ def test_a_handout_over_the_budget_is_reported(
     monkeypatch.setenv("MINILLM_ROOT", str(tmp_path))
     info = _copy_lab(tmp_path, "lab02")
     task = info.dir / "TASK.en.md"
-    size = task.stat().st_size
-    _edit(task, "## Previous / next", "x" * (SIZE_BUDGET - size) + "\n\n## Previous / next")
+    ties = len(re.findall(r"(?<=\])<!-- [\w.-]+ -->", task.read_text(encoding="utf-8")))
+    assert ties, "lab02's handout ties its test references (so the next lines mean something)"
+    read = len(re.sub(r"(?<=\])<!-- [\w.-]+ -->", "", task.read_text()).encode())
+    _edit(task, "## Previous / next", "x" * (SIZE_BUDGET - read - 2) + "\n\n## Previous / next")
+    assert not any("over the budget" in p for p in layout_problems(info))  # ties not counted
+    _edit(task, "## Previous / next", "xx\n\n## Previous / next")
     assert any("over the budget" in p for p in layout_problems(info))

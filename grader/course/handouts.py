@@ -27,6 +27,12 @@ of a handout's output honest:
 that returns numpy arrays where the solution returns Tensors: a snippet must work for every
 return type the checks accept.
 
+The prose refers to a test by its number, as the report shows it, tied to the test's id in
+an HTML comment that Markdown viewers hide: ``[TEST 7]<!-- softmax_stable -->``.
+`sync_references` checks every ``[TEST n]`` outside code fences (the output blocks are
+fences, checked above): a tied number must be the test's place in the lab's order today
+(``--write`` renumbers it), and an unknown id or an untied ``[TEST n]`` is a problem.
+
 Run ``python -m grader.course.handouts`` to list drift and layout problems (exit 1 if any) and
 ``python -m grader.course.handouts --write`` to rewrite the blocks from fresh runs.
 """
@@ -50,7 +56,16 @@ from grader.render.lab import render_lines, render_plain
 from grader.runner import run_tests
 from grader.sandbox.client import Sandbox
 
-__all__ = ["BLOCKS", "HANDOUTS", "check_scripts", "expected_blocks", "sync_lab"]
+__all__ = [
+    "BLOCKS",
+    "HANDOUTS",
+    "check_references",
+    "check_scripts",
+    "expected_blocks",
+    "prose_references",
+    "sync_lab",
+    "sync_references",
+]
 
 BLOCKS = ("baseline", "target")
 HANDOUTS = {"TASK.md": "zh", "TASK.en.md": "en"}
@@ -118,6 +133,67 @@ def check_scripts(info: LabInfo, impl: Path) -> list[str]:
                 text = path.read_text(encoding="utf-8")
                 _sync_marked(text, path, lang, info, problems, sandbox=None, copy=copy)
     return [f"{p} (student.py = {impl})" for p in problems]
+
+
+_REF = re.compile(r"\[TEST (?P<n>\d+)\](?:<!-- (?P<id>[\w.-]+) -->)?")
+_FENCE_OPEN = re.compile(r"^\s*(```|~~~)")
+
+
+def prose_references(text: str) -> list[tuple[int, re.Match[str]]]:
+    """Every ``[TEST n]`` (with its ``<!-- id -->`` if tied) outside code fences, as
+    (0-based line index, match in that line)."""
+    out: list[tuple[int, re.Match[str]]] = []
+    fence = ""
+    for i, line in enumerate(text.split("\n")):
+        m = _FENCE_OPEN.match(line)
+        if m:
+            if not fence:
+                fence = m.group(1)
+            elif line.strip() == fence:
+                fence = ""
+            continue
+        if not fence:
+            out.extend((i, ref) for ref in _REF.finditer(line))
+    return out
+
+
+def check_references(text: str, ids: list[str], path: Path | str) -> tuple[str, list[str]]:
+    """The text with every tied ``[TEST n]`` renumbered from `ids` (the lab's tests in
+    order), and a problem for each reference that was wrong, unknown or untied."""
+    number = {test_id: k for k, test_id in enumerate(ids, 1)}
+    lines = text.split("\n")
+    problems: list[str] = []
+    for i, ref in reversed(prose_references(text)):  # right to left: spans stay valid
+        n, test_id = int(ref.group("n")), ref.group("id")
+        where = f"{path}:{i + 1}: [TEST {n}]"
+        if test_id is None:
+            name = f" ({ids[n - 1]})" if 0 < n <= len(ids) else ""
+            problems.append(f"{where} is not tied to a test id: write [TEST {n}]<!-- id{name} -->")
+        elif test_id not in number:
+            problems.append(f"{where}<!-- {test_id} -->: the lab has no test {test_id!r}")
+        elif number[test_id] != n:
+            problems.append(f"{where}: test {test_id!r} is [TEST {number[test_id]}]")
+            fixed = f"[TEST {number[test_id]}]<!-- {test_id} -->"
+            lines[i] = lines[i][: ref.start()] + fixed + lines[i][ref.end() :]
+    return "\n".join(lines), problems[::-1]
+
+
+def sync_references(info: LabInfo, write: bool = False) -> list[str]:
+    """Check (or with `write`, renumber) the ``[TEST n]`` references of the lab's handouts;
+    list the problems (with `write`, those left: unknown ids and untied references)."""
+    ids = [t.id for t in load_lab(info).tests]
+    problems: list[str] = []
+    for name in HANDOUTS:
+        path = info.dir / name
+        if not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8")
+        new, found = check_references(text, ids, path)
+        if write and new != text:
+            path.write_text(new, encoding="utf-8")
+            found = check_references(new, ids, path)[1]
+        problems += found
+    return problems
 
 
 def _sync_title(text: str, title: str, path: Path, problems: list[str]) -> str:
@@ -281,6 +357,7 @@ def main(argv: list[str] | None = None) -> int:
         for info in labs:
             problems += sync_lab(info, sandbox, write)
             layout += layout_problems(info)
+            layout += sync_references(info, write)
     for p in problems:
         print(("updated: " if write else "") + p)
     for p in layout:

@@ -1,9 +1,15 @@
-"""A batch as CSV (``--format csv``): one row per submission, one column per lab, the total.
+"""A batch as CSV (``--format csv``): one row per submission, a score and a max column per
+lab, the total.
 
-    "submission","lab04","lab07","total","max_score","error"
-    "alice",15,13,28,28,""
-    "bob",14,0,14,28,"the grader's worker for this submission ran out of time"
-    "carol",9,"","",28,"grading was stopped (SIGTERM) before this submission was finished"
+    "submission","student_id","lab04","lab04_max","lab07","lab07_max","total","max_score","did_not_import","error"
+    "alice","s001",15,15,13,13,28,28,"",""
+    "bob","",14,15,0,13,14,28,"lab07",""
+    "carol","s003",9,15,"",13,"",28,"","grading was stopped (SIGTERM) before this ..."
+
+``student_id`` is the roster's (``--roster``; empty without one). ``did_not_import`` lists
+the labs whose ``student.py`` did not import (``lab04;lab07``), so a 0 there reads as
+"did not run", not "ran and failed". A lab's max is its full marks, also when the
+submission has no result for it.
 
 A submission the run did not finish (it was stopped, or the file was written while it
 ran) has no total, so a gradebook import cannot take its partial points for a grade.
@@ -45,18 +51,30 @@ def render_csv(batch: BatchResult, lang: str) -> str:
     """The table as CSV text (`lang`: the language of the error column)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
-    writer.writerow(["submission", *batch.labs, "total", "max_score", "error"])
+    lab_max: dict[str, float] = {}
+    for sub in batch.submissions:
+        for done in sub.labs:
+            lab_max.setdefault(done.lab, done.max_score)
+    header = ["submission", "student_id"]
+    for lab_id in batch.labs:
+        header += [lab_id, f"{lab_id}_max"]
+    writer.writerow([*header, "total", "max_score", "did_not_import", "error"])
     for sub in batch.submissions:
         scores: list[str | int | float] = []
         for lab_id in batch.labs:
             lab = sub.lab(lab_id)
             scores.append(number(lab.score) if lab is not None else "")
+            top = lab.max_score if lab is not None else lab_max.get(lab_id)
+            scores.append(number(top) if top is not None else "")
+        no_import = [r.lab for r in map(sub.lab, batch.labs) if r and r.import_error is not None]
         writer.writerow(
             [
                 cell(sub.name),
+                cell(sub.student_id),
                 *scores,
                 number(sub.score) if sub.done and not sub.cut else "",
                 number(sub.max_score),
+                cell(";".join(no_import)),
                 cell(sub.error_in(lang)),
             ]
         )
