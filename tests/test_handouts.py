@@ -5,7 +5,6 @@ the checks accept."""
 from __future__ import annotations
 
 import re
-
 import shutil
 from pathlib import Path
 
