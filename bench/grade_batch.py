@@ -11,7 +11,9 @@ included, so nothing stops early). Measured through the command, as an instructo
 - fairness: the same submission graded beside a CPU hog (60 busy processes and slow calls)
   with --jobs 2, its full marks and its wall time against its time alone (goal: at most 2x);
 - a class: 40 copies (BENCH_SUBMISSIONS) with --jobs 2 (BENCH_JOBS): wall time and
-  submissions per minute.
+  submissions per minute;
+- the same class regraded with --previous and nothing changed, against the full run
+  (`bench/grade_regrade.py`; goal: at most 0.1).
 
 The run's scratch folder, course copy and workers are all inside what is timed.
 """
@@ -170,3 +172,8 @@ def fairness(base: Path, honest: Path, alone: float) -> None:
 
 if __name__ == "__main__":
     main()
+    # then a class regraded with --previous and nothing changed (goal: at most 0.1)
+    sys.path.insert(0, str(ROOT / "bench"))
+    import grade_regrade
+
+    grade_regrade.main()
