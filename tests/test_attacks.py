@@ -20,6 +20,7 @@ The runs of a level are made in parallel, once, by a module fixture; the tests r
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import os
@@ -57,12 +58,13 @@ class Attack:
     runs: int = 1
     honest: int = 0
     interrupts: bool = False
+    grade_uid: str = ""  # what the uid level must do, where it differs from `grade`
 
 
 def _header(path: Path) -> dict[str, str]:
     found = {}
     for line in path.read_text(encoding="utf-8").splitlines():
-        m = re.match(r"^# (verify|grade|runs|honest|interrupts): (.*)$", line)
+        m = re.match(r"^# (verify|grade|grade-uid|runs|honest|interrupts): (.*)$", line)
         if m:
             found[m.group(1)] = m.group(2).strip()
     return found
@@ -83,6 +85,7 @@ def _attacks() -> list[Attack]:
                 int(h.get("runs", "1")),
                 int(h.get("honest", "0")),
                 h.get("interrupts") == "yes",
+                h.get("grade-uid", "").split(" ")[0],
             )
         )
     return out
@@ -101,9 +104,32 @@ def _cgroup_possible() -> bool:
     return True
 
 
+def _readable_by_all(path: Path) -> bool:
+    """Whether every user may read `path` (and pass through the folders above it)."""
+    try:
+        if not path.stat().st_mode & 0o004:
+            return False
+        return all(parent.stat().st_mode & 0o001 for parent in path.parents)
+    except OSError:
+        return False
+
+
+def _exposed_solutions() -> list[Path]:
+    """Copies of a course's solutions that any user of this machine may read, outside the
+    course a run grades (this checkout, say): what the uid level cannot hide."""
+    found = {Path(p) for p in glob.glob("/tmp/*/solutions/lab04/student.py")}
+    found |= {Path(p) for p in glob.glob("/work/*/solutions/lab04/student.py")}
+    found.add(ROOT / "solutions" / "lab04" / "student.py")
+    return sorted(p for p in found if _readable_by_all(p))
+
+
 def expectation(level: str, attack: Attack) -> str:
     """What `level` must do with `attack`: contained, reported or skip."""
     want = attack.verify if level == "verify" else attack.grade
+    if level == "grade-uid" and attack.grade_uid:
+        want = attack.grade_uid
+    if want == "contained-unless-exposed":  # the uid level: no file system of its own
+        return "reported" if _exposed_solutions() else "contained"
     if want.startswith("skip"):
         return "skip"
     if want == "contained-unless-root":
@@ -370,14 +396,19 @@ def test_attack_under_grade(attack: Attack, level: str, attack_runs: dict[Any, A
     problem = _bwrap_problem() if level == "bwrap" else _uid_problem()
     if problem:
         pytest.skip(f"the {level} level cannot run here, so it is not attacked: {problem}")
-    want = expectation("grade", attack)
-    assert want == "contained", f"{attack.name}: every attack must be contained under grade"
-    runs = attack_runs["grade" if level == "bwrap" else "grade-uid", attack.name]
+    key = "grade" if level == "bwrap" else "grade-uid"
+    want = expectation(key, attack)
+    if level == "bwrap" or not attack.grade_uid:
+        assert want == "contained", f"{attack.name}: every attack must be contained under grade"
+    runs = attack_runs[key, attack.name]
     if isinstance(runs, BaseException):
         raise runs
     for run in runs:
         assert run.rc in (0, 1), (run.rc, run.stdout[-2000:], run.stderr[-2000:])
         assert run.result is not None, (run.stdout[-2000:], run.stderr[-2000:])
+        if want == "reported":  # see the attack's header: a limit the README states
+            assert_reported(run)
+            continue
         assert_contained(attack, run, _statuses_grade(run.result, level), "grade")
 
 

@@ -5,10 +5,14 @@ give full marks. The attack also searches the usual places of a grading run for 
 checks and other submissions. Whatever it finds is named in its functions' error
 messages, and a found solution replaces these stubs. Under verify this is the student's
 own machine (the student edition has no ``solutions/``): reported. Contained under grade:
-neither the solutions, nor the hidden checks, nor other submissions are mounted.
+neither the solutions, nor the hidden checks, nor other submissions are mounted (bwrap), or
+they are root's only (the uid level, where any other copy that every user may read, such
+as a checkout of the course, is out of its reach: the README says so).
 """
 # verify: reported
 # grade: contained
+# grade-uid: contained-unless-exposed (the uid level has no file system of its own: a copy
+#   of the course that every user may read, elsewhere on the machine, is readable)
 
 import glob
 import os
