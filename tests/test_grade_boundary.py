@@ -436,3 +436,28 @@ def test_gradescope_shows_no_hidden_outcome_before_grades_are_published() -> Non
     (hidden,) = [t for t in doc["tests"] if t["visibility"] != "visible"]
     assert hidden["visibility"] == "after_published" and hidden["status"] == "failed"
     assert doc["score"] == 3  # the grade itself counts every test
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="claims are root's")
+def test_no_two_sandboxes_hold_the_same_uid(monkeypatch: pytest.MonkeyPatch) -> None:
+    import random
+
+    import grader.sandbox.uidlevel as uidlevel
+
+    class FewUids(random.Random):  # a tiny range, so that a collision would be likely
+        def randrange(self, n: int) -> int:  # type: ignore[override]
+            return super().randrange(4)
+
+    monkeypatch.setattr(uidlevel.random, "SystemRandom", lambda: FewUids(7))
+    held = [uidlevel.claim_uid() for _ in range(4)]
+    try:
+        assert len(set(held)) == 4  # each claimed once while the others are held
+        with pytest.raises(OSError, match="no free uid"):
+            uidlevel.claim_uid(tries=20)
+        stale = held.pop()
+        Path(f"/tmp/.minillm-uid-{stale}").write_text("999999999")  # its grader is gone
+        assert uidlevel.claim_uid(tries=50) == stale
+        held.append(stale)
+    finally:
+        for uid in held:
+            uidlevel.release_uid(uid)

@@ -6,7 +6,8 @@ is root. `UidSandbox` is the sandbox for that case. Each sandbox (one per lab's 
 tests, one per lab's hidden tests, see `grader.grade.backends`):
 
 - forks its children from a zygote beside the grader, as the fork backend does; each child
-  then drops to an unprivileged uid and gid of this sandbox's own, with no supplementary
+  then drops to an unprivileged uid and gid of this sandbox's own (`claim_uid`: no other
+  sandbox of the machine holds it meanwhile), with no supplementary
   groups, before anything of the student's runs (`grader.sandbox.privileges`, called by
   the zygote's child with the ``uid`` of its spawn command);
 - gives that uid a private scratch folder (mode 0700, owned by it) and the student's own
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import random
 import signal
 import stat
 import sys
@@ -50,8 +52,10 @@ from grader.sandbox.privileges import CLONE_NEWNET, drop_privileges, in_child
 __all__ = [
     "UID_BASE",
     "UidSandbox",
+    "claim_uid",
     "network_isolation",
     "protect",
+    "release_uid",
     "uid_unavailable",
 ]
 
@@ -59,14 +63,105 @@ UID_BASE = 30000  # sandbox uids are UID_BASE .. UID_BASE + UID_SPAN - 1 (inside
 UID_SPAN = 30000
 _SHARED_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
 _SWEEP_LIMIT = 100_000  # entries looked at per folder when sweeping a uid's files
-_counter = 0
+_PROBE_UID = UID_BASE - 1  # the availability probe's child: outside the sandboxes' range
+_CLAIMS = "/tmp"  # where each sandbox's uid is claimed (a root-only file per uid)
 
 
-def _next_uid() -> int:
-    """A uid no other sandbox of this machine is using now (pid and a counter)."""
-    global _counter
-    _counter += 1
-    return UID_BASE + (os.getpid() * 64 + _counter) % UID_SPAN
+def _claim_path(uid: int) -> str:
+    return os.path.join(_CLAIMS, f".minillm-uid-{uid}")
+
+
+def _in_use(uid: int) -> bool:
+    """Whether a process of this machine runs as `uid` now (from /proc)."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status") as f:
+                for line in f:
+                    if line.startswith("Uid:"):
+                        if uid in (int(x) for x in line.split()[1:]):
+                            return True
+                        break
+        except (OSError, ValueError):
+            continue
+    return False
+
+
+def claim_uid(tries: int = 200) -> int:
+    """A uid that no other sandbox of this machine has, for as long as `release_uid` is
+    not called: claimed by creating its file exclusively (one of a grader that died is
+    taken back), and not the uid of any process running now.
+
+    Raises:
+        OSError: no uid could be claimed.
+    """
+    rng = random.SystemRandom()
+    for _ in range(tries):
+        uid = UID_BASE + rng.randrange(UID_SPAN)
+        path = _claim_path(uid)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        except FileExistsError:
+            try:
+                with open(path) as f:
+                    owner = int(f.read().strip() or "0")
+            except (OSError, ValueError):
+                continue
+            if owner > 0 and not os.path.exists(f"/proc/{owner}"):
+                release_uid(uid)  # its grader is gone: free again next time round
+            continue
+        with os.fdopen(fd, "w") as f:
+            f.write(str(os.getpid()))
+        if not _in_use(uid):
+            sweep_orphans()
+            return uid
+        release_uid(uid)
+    raise OSError("no free uid for a sandbox could be claimed")
+
+
+def _held(uid: int) -> bool:
+    """Whether a live grader holds `uid`'s claim."""
+    try:
+        with open(_claim_path(uid)) as f:
+            owner = int(f.read().strip() or "0")
+    except (OSError, ValueError):
+        return False
+    return owner > 0 and os.path.exists(f"/proc/{owner}")
+
+
+def sweep_orphans(dirs: Sequence[str] = _SHARED_DIRS) -> int:
+    """Remove what sandbox uids that nobody holds left in the world-writable `dirs` (a
+    grader killed before its sandboxes closed); how many entries."""
+    removed = 0
+    for top in dirs:
+        seen = 0
+        for here, subdirs, files in os.walk(top, topdown=False):
+            for name in files + subdirs:
+                seen += 1
+                if seen > _SWEEP_LIMIT:
+                    break
+                path = os.path.join(here, name)
+                try:
+                    st = os.lstat(path)
+                    if not UID_BASE <= st.st_uid < UID_BASE + UID_SPAN or _held(st.st_uid):
+                        continue
+                    if stat.S_ISDIR(st.st_mode):
+                        os.rmdir(path)
+                    else:
+                        os.unlink(path)
+                    removed += 1
+                except OSError:
+                    continue
+    return removed
+
+
+def release_uid(uid: int) -> None:
+    """Give back a uid that `claim_uid` returned."""
+    try:
+        os.unlink(_claim_path(uid))
+    except OSError:
+        pass
 
 
 @cache
@@ -77,12 +172,12 @@ def uid_unavailable() -> str | None:
         return f"the uid level needs Linux; this is {sys.platform}"
     if os.geteuid() != 0:
         return "the uid level needs the grader to run as root (it drops each child's uid)"
-    if in_child(lambda: drop_privileges(_next_uid(), network=False)) != 0:
+    if in_child(lambda: drop_privileges(_PROBE_UID, network=False)) != 0:
         return "a child of the grader cannot drop to an unprivileged uid here"
     stdlib = os.path.dirname(os.__file__)
 
     def reads_python() -> None:
-        drop_privileges(_next_uid(), network=False)
+        drop_privileges(_PROBE_UID, network=False)
         for path in (sys.executable, stdlib, os.path.join(stdlib, "lib-dynload")):
             if os.path.exists(path) and not os.access(path, os.R_OK | os.X_OK):
                 raise PermissionError(path)
@@ -203,7 +298,8 @@ class UidSandbox(Sandbox):
     ) -> None:
         super().__init__(limits, backend="fork")
         self.backend = "uid"
-        self.uid = _next_uid() if uid is None else uid
+        self._claimed = uid is None
+        self.uid = claim_uid() if uid is None else uid
         self.student_dirs = [str(d) for d in student_dirs]
         self.network = network_isolation()
         self.isolation_note = (
@@ -237,3 +333,6 @@ class UidSandbox(Sandbox):
         kill_uid(self.uid)
         super().close()
         sweep_uid_files(self.uid)
+        if self._claimed:
+            release_uid(self.uid)
+            self._claimed = False
