@@ -35,11 +35,12 @@ from __future__ import annotations
 import ctypes
 import os
 import random
+import shutil
 import signal
 import stat
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -133,27 +134,7 @@ def _held(uid: int) -> bool:
 def sweep_orphans(dirs: Sequence[str] = _SHARED_DIRS) -> int:
     """Remove what sandbox uids that nobody holds left in the world-writable `dirs` (a
     grader killed before its sandboxes closed); how many entries."""
-    removed = 0
-    for top in dirs:
-        seen = 0
-        for here, subdirs, files in os.walk(top, topdown=False):
-            for name in files + subdirs:
-                seen += 1
-                if seen > _SWEEP_LIMIT:
-                    break
-                path = os.path.join(here, name)
-                try:
-                    st = os.lstat(path)
-                    if not UID_BASE <= st.st_uid < UID_BASE + UID_SPAN or _held(st.st_uid):
-                        continue
-                    if stat.S_ISDIR(st.st_mode):
-                        os.rmdir(path)
-                    else:
-                        os.unlink(path)
-                    removed += 1
-                except OSError:
-                    continue
-    return removed
+    return _sweep(dirs, lambda owner: UID_BASE <= owner < UID_BASE + UID_SPAN and not _held(owner))
 
 
 def release_uid(uid: int) -> None:
@@ -258,29 +239,50 @@ def kill_uid(uid: int, rounds: int = 3) -> None:
         time.sleep(0.005)
 
 
-def sweep_uid_files(uid: int, dirs: Sequence[str] = _SHARED_DIRS) -> int:
-    """Remove every file and folder `uid` owns in the world-writable `dirs`; how many."""
+def _sweep(dirs: Sequence[str], doomed: Callable[[int], bool]) -> int:
+    """Remove the entries of `dirs` whose owner is `doomed`; how many. A sandbox uid can
+    only have written into a folder that every user may write or that a sandbox uid owns,
+    so only those are entered (a huge tree of root's, a virtualenv in /tmp, is not)."""
     removed = 0
     for top in dirs:
         seen = 0
-        for here, subdirs, files in os.walk(top, topdown=False):
-            for name in files + subdirs:
+        for here, subdirs, files in os.walk(top):
+            keep = []
+            for name in subdirs:
+                try:
+                    st = os.lstat(os.path.join(here, name))
+                except OSError:
+                    continue
+                if st.st_mode & 0o002 or UID_BASE <= st.st_uid < UID_BASE + UID_SPAN:
+                    keep.append(name)
+            subdirs[:] = keep
+            for name in files:
                 seen += 1
                 if seen > _SWEEP_LIMIT:
                     break
                 path = os.path.join(here, name)
                 try:
-                    st = os.lstat(path)
-                    if st.st_uid != uid:
-                        continue
-                    if stat.S_ISDIR(st.st_mode):
-                        os.rmdir(path)  # empty by now: its own entries went first
-                    else:
+                    if doomed(os.lstat(path).st_uid):
                         os.unlink(path)
-                    removed += 1
+                        removed += 1
                 except OSError:
                     continue
+        for here, subdirs, _ in os.walk(top, topdown=False):  # folders, emptied, last
+            for name in subdirs:
+                path = os.path.join(here, name)
+                try:
+                    if doomed(os.lstat(path).st_uid):
+                        shutil.rmtree(path, ignore_errors=True)
+                        removed += 1
+                except OSError:
+                    continue
+            break  # the top level is enough: a doomed folder goes whole
     return removed
+
+
+def sweep_uid_files(uid: int, dirs: Sequence[str] = _SHARED_DIRS) -> int:
+    """Remove every file and folder `uid` owns in the world-writable `dirs`; how many."""
+    return _sweep(dirs, lambda owner: owner == uid)
 
 
 class UidSandbox(Sandbox):
