@@ -1,10 +1,12 @@
 # miniLLM lab — one entry point for students, instructors and CI.
 #   make test LAB=lab04   verify one lab (sets up .venv on first use)
+#   make hint LAB=lab04 [T=n] [L=level]   its hints (as make hint in labs/lab04)
 #   make check            the project's own tests + ruff + mypy + the import contracts
 #   make bench            benchmarks (on demand, prints medians and ratios)
 #   make train            train the default chat model (minutes; writes minillm-default.*)
 #   make handouts         rewrite the TASK.md output blocks from real grader runs
 #   make stubs            write labs/*/student.py and .stub.py from solutions/ (the markers)
+#   make diagnoses        rebuild labs/*/diagnoses.json (known bugs) from tests/mutants
 #   make model            rebuild the shipped chat model in framework/data (deterministic)
 
 PYTHON ?= python3
@@ -14,7 +16,7 @@ STAMP  := $(VENV)/.installed
 LAB    ?= lab04
 LINTED := framework grader tests bench labs solutions
 
-.PHONY: setup test check lint typecheck pytest bench handouts stubs train model clean
+.PHONY: setup test hint status check lint typecheck pytest bench handouts stubs diagnoses train model clean
 
 setup: $(STAMP)
 	@:
@@ -31,6 +33,18 @@ $(STAMP): pyproject.toml
 test: $(STAMP)
 	@$(BIN)/minillm verify $(LAB)
 
+# at the root the lab must be named: a default one would show another lab's hints
+hint: $(STAMP)
+ifeq ($(origin LAB),file)
+	@echo "make hint needs the lab: make hint LAB=lab04 T=3 (or: cd labs/lab04; make hint T=3)" >&2
+	@exit 2
+else
+	@$(MAKE) --no-print-directory -s -C labs/$(LAB) hint
+endif
+
+status: $(STAMP)
+	@$(BIN)/minillm status
+
 lint: $(STAMP)
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check $(LINTED)
@@ -44,16 +58,21 @@ pytest: $(STAMP)
 
 check: lint typecheck pytest
 
+# each script records its figures (bench/figures.py); the summary table comes last, and
+# "-" keeps going past a failing script so that its figures show as missing, not the rest
 bench: $(STAMP)
-	$(BIN)/python bench/run.py
-	$(BIN)/python bench/isolation.py
-	$(BIN)/python bench/model_forward.py
-	$(BIN)/python bench/model_train_step.py
-	$(BIN)/python bench/generate_cache.py
-	$(BIN)/python bench/bpe_train.py
-	$(BIN)/python bench/grade_batch.py
-	$(BIN)/python bench/serve_load.py
-	$(BIN)/python bench/codec_decode.py
+	$(BIN)/python bench/summary.py --clear
+	-$(BIN)/python bench/run.py
+	-$(BIN)/python bench/isolation.py
+	-$(BIN)/python bench/model_forward.py
+	-$(BIN)/python bench/model_train_step.py
+	-$(BIN)/python bench/train_throughput.py
+	-$(BIN)/python bench/generate_cache.py
+	-$(BIN)/python bench/bpe_train.py
+	-$(BIN)/python bench/grade_batch.py
+	-$(BIN)/python bench/serve_load.py
+	-$(BIN)/python bench/codec_decode.py
+	$(BIN)/python bench/summary.py
 
 train: $(STAMP)
 	$(BIN)/minillm train --preset default --out minillm-default.bin
@@ -64,6 +83,9 @@ handouts: $(STAMP)
 
 stubs: $(STAMP)
 	$(BIN)/python -m grader.course.stubs
+
+diagnoses: $(STAMP)
+	$(BIN)/python -m grader.course.diagnoses
 
 # One BLAS thread: on a shared machine more threads spin instead of working.
 model: $(STAMP)

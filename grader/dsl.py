@@ -48,7 +48,8 @@ import numpy as np
 from framework.tensor import Tensor
 from grader import compare as cmp
 from grader.codec import Build, Handle, Seeded
-from grader.explain import abort_line, brief, call_error, forbidden_line
+from grader.diagnose import evidence_of
+from grader.explain import abort_line, brief, call_error, forbidden_line, seed_note, skip_line
 from grader.i18n import Text, as_text, tr
 from grader.results import CheckResult, Status
 from grader.sandbox.outcome import CallOutcome, Outcome
@@ -179,7 +180,8 @@ class TestContext:
             raise KeyError(f"result_of({key!r}): not a prerequisite of this test")
         return self.prior[key]
 
-    def returns(self, name: Name, fn: str, *args: Any) -> Call | None:
+    @_hinted
+    def returns(self, name: Name, fn: str, *args: Any, hint: HintArg = None) -> Call | None:
         """Call `fn`; if it raises, record check `name` as FAIL and return None.
 
         For checks that should each stand alone (one function failing does not hide the
@@ -195,8 +197,10 @@ class TestContext:
         """Record check `name` for a call that raised or called a forbidden function."""
         if out.kind is Outcome.EXCEPTION:
             self._record(name, Status.ERROR, call_error(fn, out, args))
-        elif out.kind is Outcome.FORBIDDEN:
-            self._record(name, Status.FAIL, forbidden_line(fn, out, self._why(fn)).message)
+        elif out.kind is Outcome.FORBIDDEN:  # the check's name, the forbidden line's hint
+            line = forbidden_line(fn, out, self._why(fn))
+            line.name = as_text(name)
+            self.checks.append(line)
         return out.kind in (Outcome.EXCEPTION, Outcome.FORBIDDEN)
 
     def _stop(self, name: str, out: CallOutcome, args: Sequence[Any] | None) -> NoReturn:
@@ -219,11 +223,16 @@ class TestContext:
         return self._returned(name, self.attempt(name, *args, timeout=timeout, **kwargs), args)
 
     def unless_raised(self, name: str, out: CallOutcome) -> None:
-        """End the test as a call of `name` would, unless `out` returned or raised (the
-        check then judges the exception itself, from `out.error`)."""
+        """End the test as a call of `name` would, unless `out` returned or raised."""
         self._saw(out)
         if not out.ok and out.kind is not Outcome.EXCEPTION:
             self._stop(name, out, ())
+
+    def skip_for(self, test: Callable[..., Any] | str) -> NoReturn:
+        """End this test as SKIP: it needs a usable result of `test`, which is not yet."""
+        tid = test if isinstance(test, str) else test.__name__
+        ids = [s.id for s in self.lab.tests] if self.lab else []
+        raise Abort(Status.SKIP, skip_line(ids.index(tid) + 1 if tid in ids else None, tid))
 
     def _returned(self, name: str, out: CallOutcome, args: Sequence[Any]) -> Call:
         """The `Call` of an outcome that returned; otherwise end the test with its line."""
@@ -357,7 +366,7 @@ class TestContext:
     ) -> bool:
         """A scalar within atol + rtol·|expected| of `expected` (NaN fails)."""
         ok, msg = cmp.compare_close(actual, float(expected), atol=atol, rtol=rtol)
-        self._record(name, Status.PASS if ok else Status.FAIL, msg)
+        self._record(name, Status.PASS if ok else Status.FAIL, msg, (actual, atol, rtol, expected))
         return ok
 
     @_hinted
@@ -373,7 +382,7 @@ class TestContext:
     ) -> bool:
         """An array of the expected shape, every cell within tolerance (NaN fails)."""
         ok, msg = cmp.compare_allclose(actual, expected, atol=atol, rtol=rtol)
-        self._record(name, Status.PASS if ok else Status.FAIL, msg)
+        self._record(name, Status.PASS if ok else Status.FAIL, msg, (actual, atol, rtol, expected))
         return ok
 
     @_hinted
@@ -407,14 +416,14 @@ class TestContext:
         ok, msg = cmp.compare_view(
             value, expected, atol=atol, rtol=rtol, inplace=inplace is not None
         )
-        self._record(name, Status.PASS if ok else Status.FAIL, msg)
+        self._record(name, Status.PASS if ok else Status.FAIL, msg, (value, atol, rtol, expected))
         return ok
 
     @_hinted
     def equal(self, name: Name, actual: Any, expected: Any, *, hint: HintArg = None) -> bool:
         """Exact equality of plain values, types included (True is not 1)."""
         ok, msg = cmp.compare_equal(actual, expected)
-        self._record(name, Status.PASS if ok else Status.FAIL, msg)
+        self._record(name, Status.PASS if ok else Status.FAIL, msg, (actual, 0.0, 0.0, expected))
         return ok
 
     @_hinted
@@ -465,33 +474,24 @@ class TestContext:
             return Raised(False, out.args)
         self._stop(fn, out, args)
 
-    def _record(self, name: Name, status: Status, message: Text | None) -> None:
-        hints = hint_levels(self._hint if self._hint is not None else self.hint)
-        if status is not Status.PASS and self.seeds and message is not None:
-            seeds = ", ".join(str(s) for s in self.seeds)
-            if self.run_seed is None:
-                message = message + tr(
-                    f"\n（随机输入，seed={seeds}）", f"\n(random input, seed={seeds})"
-                )
-            else:
-                again = (
-                    f"minillm verify {self.lab.id if self.lab else 'LAB'} --seed {self.run_seed}"
-                )
-                message = message + tr(
-                    f"\n（随机输入，seed={seeds}，本次评分的 seed={self.run_seed}：{again} "
-                    "可重现）",
-                    f"\n(random input, seed={seeds}, run seed {self.run_seed}: {again} "
-                    "draws it again)",
-                )
-        failed = status is not Status.PASS and self.last_output.strip()
+    def _record(self, name: Name, status: Status, message: Text | None, seen: Any = None) -> None:
+        """Append a line; `seen` is (value, atol, rtol, expected) of a value check."""
+        own, general = hint_levels(self._hint), hint_levels(self.hint)  # then the test's
+        hints = own + [h for h in general if h not in own]
+        bad = status is not Status.PASS
+        evidence = evidence_of(seen, message, bool(self.seeds)) if bad else None
+        if bad and self.seeds and message is not None:
+            message = message + seed_note(self.seeds, self.run_seed, self.lab)
+        shown = bad and self.last_output.strip()
         self.checks.append(
             CheckResult(
                 as_text(name),
                 status,
                 message,
-                self.last_output if failed else "",
-                self.last_output_bytes if failed else 0,
-                hints if status is not Status.PASS else [],
+                self.last_output if shown else "",
+                self.last_output_bytes if shown else 0,
+                hints if bad else [],
+                evidence=evidence,
             )
         )
 

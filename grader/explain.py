@@ -122,7 +122,15 @@ def forbidden_line(name: str, out: CallOutcome, why: Text | None) -> CheckResult
         + reason,
         out.output,
         out.output_bytes,
+        [_FORBIDDEN_HINT],
     )
+
+
+_FORBIDDEN_HINT = tr(
+    "删掉对框架函数的调用，按讲义里这一节的步骤自己写出来；框架的版本可以读，但不能调用",
+    "remove the call into the framework and write the steps of the handout's section "
+    "yourself; you may read the framework's version, not call it",
+)
 
 
 def _call(name: str, args: Sequence[Any] | None) -> str:
@@ -316,3 +324,32 @@ def import_message(exc: ExcInfo) -> Text:
     if typ == "SystemExit":
         return tr(f"导入时调用了 sys.exit{wz}", f"sys.exit was called at import time{we}")
     return tr(f"导入时出错 {typ}: {msg}{wz}", f"{typ} while importing: {msg}{we}")
+
+
+def seed_note(seeds: Sequence[int], run_seed: int | None, lab: Any) -> Text:
+    """What a failed check on random input adds: its seeds, and under `grade` the command
+    that draws the same input again."""
+    drawn = ", ".join(str(s) for s in seeds)
+    if run_seed is None:
+        return tr(f"\n（随机输入，seed={drawn}）", f"\n(random input, seed={drawn})")
+    again = f"minillm verify {lab.id if lab else 'LAB'} --seed {run_seed}"
+    return tr(
+        f"\n（随机输入，seed={drawn}，本次评分的 seed={run_seed}：{again} 可重现）",
+        f"\n(random input, seed={drawn}, run seed {run_seed}: {again} draws it again)",
+    )
+
+
+def skip_line(number: int | None, test_id: str) -> CheckResult:
+    """The line of a test that SKIPs because the result it builds on is not usable yet."""
+    which = f"TEST {number}" if number else test_id
+    return CheckResult(
+        tr(f"先修好 {which}", f"fix {which} first"),
+        Status.SKIP,
+        tr(
+            f"这个测试拿你的函数在普通 Tensor 上的结果做对照；{which} 里这个结果还不能用"
+            "（出错或形状不对），所以这里先不判",
+            f"this test compares your function with its own result on plain Tensors; "
+            f"in {which} that result is not usable yet (it raised or has the wrong shape), "
+            "so this test waits",
+        ),
+    )

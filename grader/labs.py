@@ -106,4 +106,5 @@ def load_lab(info: LabInfo) -> Lab:
     labs = [v for v in vars(module).values() if isinstance(v, Lab)]
     if len(labs) != 1:
         raise ImportError(f"{info.verify} must define exactly one Lab, found {len(labs)}")
+    labs[0].folder = info.dir
     return labs[0]

@@ -18,7 +18,15 @@ from enum import StrEnum
 
 from grader.i18n import Text
 
-__all__ = ["BatchResult", "CheckResult", "LabResult", "Status", "SubmissionResult", "TestResult"]
+__all__ = [
+    "BatchResult",
+    "CheckResult",
+    "Diagnosis",
+    "LabResult",
+    "Status",
+    "SubmissionResult",
+    "TestResult",
+]
 
 
 class Status(StrEnum):
@@ -39,9 +47,22 @@ class Status(StrEnum):
     GRADER = "GRADER"
 
 
+@dataclass(frozen=True)
+class Diagnosis:
+    """A known bug that a failed check's result looks like: the catalogued wrong
+    implementation's id (``tests/mutants/<lab>/<bug>.py``) and its own words."""
+
+    bug: str
+    text: Text
+
+
 @dataclass
 class CheckResult:
-    """One assertion line of the report."""
+    """One assertion line of the report.
+
+    `evidence` is what a failed check saw, reduced to a fingerprint (`grader.diagnose`),
+    kept in the grader's process only; `diagnosis` is the known bug it matches, if any.
+    """
 
     name: Text
     status: Status
@@ -49,6 +70,8 @@ class CheckResult:
     output: str = ""  # what the student's code printed (as much as was kept)
     output_bytes: int = 0  # how much it printed in all
     hints: list[Text] = field(default_factory=list)  # from a nudge to the concrete next step
+    diagnosis: Diagnosis | None = None
+    evidence: dict[str, object] | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass

@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, cast
 
+from grader.diagnose import diagnose, load_for
 from grader.dsl import Abort, Lab, TestContext, TestSpec, hint_levels
 from grader.explain import clean, import_message
 from grader.i18n import tr
@@ -137,7 +138,10 @@ def run_tests(
         raise stop from None
     finally:
         first.close()
-    return _lab_result(lab, impl, sandbox, start, results, seed=seed)
+    result = _lab_result(lab, impl, sandbox, start, results, seed=seed)
+    if lab.folder is not None:  # known bugs, recognised from what the failed checks saw
+        diagnose(result, load_for(lab.folder), fixed_seeds=seed is None)
+    return result
 
 
 def _interrupted(
@@ -252,7 +256,7 @@ def run_one(
         run_seed=seed,
     )
     start = time.perf_counter()
-    status = Status.PASS
+    status, reason = Status.PASS, None
     try:
         if spec.setup is not None:
             spec.setup(t)
@@ -262,6 +266,9 @@ def run_one(
             stop.line.hints = hint_levels(spec.hint)
         t.checks.append(stop.line)
         status = stop.status
+        if status is Status.SKIP:  # `t.skip_for`: the line says which test to fix first
+            msg = stop.line.message
+            reason = stop.line.name + (tr("：", ": ") + msg if msg is not None else tr("", ""))
     except Exception as e:  # a bug in verify.py, not in the student's code
         t.checks.append(_grader_bug(e))
         status = Status.GRADER
@@ -287,7 +294,7 @@ def run_one(
         spec.title,
         status,
         t.checks,
-        None,
+        reason,
         time.perf_counter() - start,
         points=spec.points,
         hidden=spec.hidden,

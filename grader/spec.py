@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from grader.i18n import Text, as_text
@@ -54,6 +55,7 @@ class TestSpec:
     setup: TestFn | None = None
     teardown: TestFn | None = None
     hint: HintArg = None
+    metamorphic: bool = False  # compares the student's function with itself (views, arrays)
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,7 @@ class Lab:
         self.title = Text(title_zh, title_en)
         self.tests: list[TestSpec] = []
         self.forbidden: dict[str, Forbidden] = {}
+        self.folder: Path | None = None  # the lab's folder, set when loaded from it
 
     def test(
         self,
@@ -86,10 +89,14 @@ class Lab:
         setup: TestFn | None = None,
         teardown: TestFn | None = None,
         hint: HintArg = None,
+        metamorphic: bool = False,
     ) -> Callable[[TestFn], TestFn]:
         """Register a test. `requires`: tests (functions or ids) that must PASS first.
 
         `hint` is shown under every failing check of the test that has no hint of its own.
+        `metamorphic`: the test is about an input kind (non-contiguous views, ndarrays) and
+        compares the student's result on it with their own result on a plain Tensor, so a
+        core bug does not fail it (the course's tests hold every lab to that).
         """
         if points < 0:
             raise ValueError(f"{self.id}: points must be >= 0, got {points}")
@@ -108,6 +115,7 @@ class Lab:
             )
             self.tests[-1].setup, self.tests[-1].teardown = setup, teardown
             self.tests[-1].hint = hint
+            self.tests[-1].metamorphic = metamorphic
             return fn
 
         return register

@@ -252,13 +252,18 @@ def test_hints_appear_under_failing_checks_only(tmp_path: Path, sandbox: Sandbox
     result = run(lab, STUDENT, tmp_path, sandbox)
     passes, own, inherited = result.tests[0].checks
     assert passes.hints == []
-    assert [h.en for h in own.hints] == ["look at the return value", "it should be 4"]
+    # a check's own levels come first, then the test's (the next step when they run out)
+    assert [h.en for h in own.hints] == [
+        "look at the return value",
+        "it should be 4",
+        "the test's hint",
+    ]
     assert [h.en for h in inherited.hints] == ["the test's hint"]
     text = render_plain(result, "en")
-    assert "hint: look at the return value (1 more: make hint T=1)" in text
+    assert "hint: look at the return value (2 more: make hint T=1)" in text
     assert "never shown" not in text and "it should be 4" not in text
     checks = render_json(result, "zh")["tests"][0]["checks"]
-    assert checks[1]["hints"] == ["先看看返回值", "应当是 4"]
+    assert checks[1]["hints"] == ["先看看返回值", "应当是 4", "测试的提示"]
 
 
 def test_views_compare_a_scalar_result(tmp_path: Path, sandbox: Sandbox) -> None:

@@ -20,6 +20,8 @@ import pytest
 from click.testing import CliRunner
 
 from grader.cli import cli
+from grader.course.diagnoses import build_catalogue, same_catalogue
+from grader.course.diagnoses import figures as diagnosis_figures
 from grader.course.mutants import (
     SEPARATOR,
     Mutant,
@@ -34,11 +36,13 @@ from grader.course.mutants import (
     run_mutant,
     write_fails,
 )
+from grader.diagnose.catalogue import FILENAME, Catalogue
 from grader.dsl import Lab
 from grader.labs import LabInfo, all_labs, load_lab
 from grader.results import LabResult, Status, TestResult
 from grader.runner import run_tests
 from grader.sandbox.client import Sandbox
+from grader.spec import hint_levels
 
 MIN_MUTANTS = 6
 MUTANTS = [(info, path) for info in all_labs() for path in mutant_paths(info)]
@@ -139,6 +143,118 @@ def test_every_check_can_fail(info: LabInfo, sandbox: Sandbox) -> None:
         if (t.id, c.name.en) not in covered
     ]
     assert not missing, "checks that no mutant fails:\n  " + "\n  ".join(missing)
+
+
+@pytest.mark.parametrize("info", all_labs(), ids=lambda i: i.id)
+def test_failed_checks_carry_their_own_hints(info: LabInfo, sandbox: Sandbox) -> None:
+    """Under a failed check stands that check's own hint, not its test's first one.
+
+    Only a test with a single check may leave it to the test's hint: there, nothing more
+    specific can be said. (A line that ends a test, such as an exception, keeps the
+    test's hint: it is about the call, not about one assertion.)
+    """
+    lab = _lab(info)
+    solution = _solution(info, sandbox)
+    sizes = {t.id: len(t.checks) for t in solution.tests}
+    test_hint = {s.id: hint_levels(s.hint) for s in lab.tests}
+    borrowed: list[str] = []
+    for lab_info, path in MUTANTS:
+        if lab_info.id != info.id:
+            continue
+        for test in _result(info, path, sandbox).tests:
+            own = test_hint[test.id]
+            for c in test.checks:
+                if c.status is not Status.FAIL or sizes.get(test.id, 0) < 2:
+                    continue
+                if not c.hints or (own and c.hints[0] == own[0]):
+                    borrowed.append(f"{path.stem}: [{test.id}] {c.name.en}")
+    assert not borrowed, "failed checks without a hint of their own:\n  " + "\n  ".join(
+        sorted(set(borrowed))
+    )
+
+
+@pytest.mark.parametrize("info", all_labs(), ids=lambda i: i.id)
+def test_blame_lands_on_the_test_about_the_bug(info: LabInfo, sandbox: Sandbox) -> None:
+    """A metamorphic test (views, ndarrays) fails only for a bug blind to that input kind.
+
+    A core bug (a missing transpose) may make such a test SKIP ("fix TEST n first") but
+    never FAIL or ERROR it; a mutant with a ``# blind:`` line fails at least one of them.
+    """
+    meta = {s.id for s in _lab(info).tests if s.metamorphic}
+    wrong: list[str] = []
+    for lab_info, path in MUTANTS:
+        if lab_info.id != info.id:
+            continue
+        mutant = parse_mutant(path, _ids(info))
+        hit = [
+            t.id
+            for t in _result(info, path, sandbox).tests
+            if t.id in meta and t.status not in (Status.PASS, Status.SKIP)
+        ]
+        if mutant.blind is None and hit:
+            wrong.append(f"{path.stem} (a core bug) fails {', '.join(hit)}")
+        if mutant.blind is not None and not hit:
+            wrong.append(f"{path.stem} (blind: {mutant.blind}) fails no metamorphic test")
+    assert not wrong, "\n  ".join(["blame on the wrong test:", *wrong])
+
+
+@pytest.mark.parametrize(("info", "path"), MUTANTS, ids=[f"{i.id}-{p.stem}" for i, p in MUTANTS])
+def test_mutant_says_its_bug_in_both_languages(info: LabInfo, path: Path) -> None:
+    """A diagnosis quotes the mutant's words, so both must be there and say something."""
+    mutant = parse_mutant(path, _ids(info))
+    assert len(mutant.bug) >= 8, f"{path}: the docstring names no bug"
+    assert len(mutant.bug_zh) >= 4, f"{path}: needs a '# zh: <the bug in Chinese>' line"
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in mutant.bug_zh), (
+        f"{path}: '# zh:' is not Chinese"
+    )
+
+
+def _runs(info: LabInfo, sandbox: Sandbox) -> list[tuple[Mutant, LabResult]]:
+    return [
+        (parse_mutant(path, _ids(info)), _result(info, path, sandbox))
+        for lab_info, path in MUTANTS
+        if lab_info.id == info.id
+    ]
+
+
+@pytest.mark.parametrize("info", all_labs(), ids=lambda i: i.id)
+def test_the_shipped_diagnoses_are_those_the_mutants_give(info: LabInfo, sandbox: Sandbox) -> None:
+    """``labs/labNN/diagnoses.json`` is what ``make diagnoses`` builds from the mutants now."""
+    path = info.dir / FILENAME
+    assert path.is_file(), f"{path} is missing: make diagnoses"
+    diffs = same_catalogue(build_catalogue(info.id, _runs(info, sandbox)), Catalogue.load(path))
+    assert not diffs, f"{path} is out of date, rebuild with make diagnoses:\n  " + "\n  ".join(
+        diffs[:10]
+    )
+
+
+@pytest.mark.parametrize("info", all_labs(), ids=lambda i: i.id)
+def test_a_mutants_report_names_its_own_bug(info: LabInfo, sandbox: Sandbox) -> None:
+    """Most of a lab's mutants are diagnosed as themselves (or as a mutant no check tells
+    apart), and no diagnosed line names a bug whose fingerprint is not the line's. A bug
+    whose output changes from run to run (one that draws from the global random
+    generator) has unstable fingerprints, which match nothing: hence 85% per lab, and 90%
+    over the course (the next test)."""
+    figures = diagnosis_figures(Catalogue.load(info.dir / FILENAME), _runs(info, sandbox))
+    _named[info.id] = (figures.named, figures.mutants)
+    assert figures.wrong_lines == 0
+    assert figures.named >= 0.85 * figures.mutants, (
+        f"{info.id}: {figures.named}/{figures.mutants} named; not: {figures.unnamed}"
+    )
+
+
+_named: dict[str, tuple[int, int]] = {}
+
+
+def test_nine_in_ten_catalogued_mutants_are_named_as_themselves(sandbox: Sandbox) -> None:
+    for info in all_labs():
+        if info.id not in _named:
+            runs = _runs(info, sandbox)
+            f = diagnosis_figures(Catalogue.load(info.dir / FILENAME), runs)
+            _named[info.id] = (f.named, f.mutants)
+    named = sum(n for n, _ in _named.values())
+    total = sum(m for _, m in _named.values())
+    assert named >= 0.9 * total, f"{named}/{total} mutants named as themselves: {_named}"
 
 
 # -- the mutant format itself ---------------------------------------------------------------

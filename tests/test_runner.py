@@ -119,3 +119,27 @@ def test_a_test_without_checks_is_an_error(student: Path, sandbox: Sandbox) -> N
 
     result = run_tests(lab, student, sandbox)
     assert result.tests[0].status is Status.ERROR
+
+
+def test_skip_for_ends_a_test_as_skip_naming_the_test_to_fix_first(
+    student: Path, sandbox: Sandbox
+) -> None:
+    lab = Lab("labxx", "测试", "test")
+
+    @lab.test("核心", "core")
+    def core(t: TestContext) -> None:
+        t.equal("wrong(1)", t.call("wrong", 1).value, 1)
+
+    @lab.test("视图", "views", metamorphic=True)
+    def views(t: TestContext) -> None:
+        t.skip_for(core)
+
+    result = run_tests(lab, student, sandbox)
+    test = result.tests[1]
+    assert test.status is Status.SKIP
+    assert test.reason is not None and test.reason.en.startswith("fix TEST 1 first: ")
+    assert test.reason.zh.startswith("先修好 TEST 1：")
+    assert lab.tests[1].metamorphic and not lab.tests[0].metamorphic
+    from grader.render.lab import render_plain
+
+    assert "[SKIP] fix TEST 1 first" in render_plain(result, "en")

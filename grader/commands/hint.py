@@ -59,12 +59,15 @@ def hint(lab: str, test: str | None, level: int, lang: Lang | None) -> None:
         f"[TEST {chosen_test.number}] {chosen_test.title.pick(chosen)}  [{chosen_test.status}]"
     )
     shown = 0
-    pending: list[tuple[str, list[Text]]] = [
-        (c.name.pick(chosen), c.hints) for c in chosen_test.checks if c.hints
-    ]
     from grader.dsl import hint_levels
 
     test_hints = hint_levels(specs[chosen_test.id].hint)
+    # the failing check's own hints first, then the test's levels (from its nudge on)
+    pending: list[tuple[str, list[Text]]] = [
+        (c.name.pick(chosen), [*c.hints, *(h for h in test_hints if h not in c.hints)])
+        for c in chosen_test.checks
+        if c.hints
+    ]
     if not pending and test_hints:
         pending = [("", test_hints)]
     for name, hints in pending:
@@ -75,7 +78,9 @@ def hint(lab: str, test: str | None, level: int, lang: Lang | None) -> None:
             click.echo(f"    {label}: {h.pick(chosen)}")
             shown += 1
         if level < len(hints):
-            more = f"minillm hint {info.id} {chosen_test.number} --level {level + 1}"
+            from grader.student.commands import hint_command
+
+            more = hint_command(info.id, chosen_test.number, level + 1)  # runs from here
             click.echo(("    下一条提示: " if zh else "    next hint: ") + more)
         break  # the first check with hints: one thing at a time
     if shown == 0:

@@ -52,6 +52,7 @@ from grader.runner import run_tests
 from grader.sandbox.client import Sandbox
 
 __all__ = [
+    "BLIND_KINDS",
     "Mutant",
     "MutantError",
     "as_student",
@@ -69,6 +70,9 @@ __all__ = [
 ]
 
 _FAILS = re.compile(r"^#\s*fails:(?P<ids>.*)$", re.MULTILINE)
+_ZH = re.compile(r"^#\s*zh:(?P<text>.*)$", re.MULTILINE)
+_BLIND = re.compile(r"^#\s*blind:(?P<kind>.*)$", re.MULTILINE)
+BLIND_KINDS = ("views", "arrays")
 _PREFIX = "Mutant:"
 _USAGE = """usage: python -m grader.course.mutants LAB [NAME ...] [--update]
 
@@ -91,12 +95,18 @@ class Mutant:
         bug: its docstring without the ``Mutant:`` prefix: the one bug it carries.
         fails: the declared ids of the tests that must not PASS, in file order.
         source: the file's text.
+        bug_zh: its ``# zh:`` line: the same bug in Chinese ("" when the file has none).
+        blind: its ``# blind:`` line, "views" or "arrays", for a bug that ignores an input
+            kind (strides, ndarrays): it must fail a metamorphic test, and only a mutant
+            with this line may fail one.
     """
 
     path: Path
     bug: str
     fails: tuple[str, ...]
     source: str
+    bug_zh: str = ""
+    blind: str | None = None
 
     @property
     def name(self) -> str:
@@ -156,7 +166,16 @@ def parse_mutant(
                 f"{path}: '# fails:' names unknown test id(s) {', '.join(unknown)}; "
                 f"the lab's tests are: {', '.join(test_ids)}"
             )
-    return Mutant(path, bug, fails, source)
+    zh = [z.strip() for z in _ZH.findall(source)]
+    if len(zh) > 1:
+        raise MutantError(f"{path}: has {len(zh)} '# zh:' lines; one says the bug in Chinese")
+    blind = [b.strip() for b in _BLIND.findall(source)]
+    if len(blind) > 1 or (blind and blind[0] not in BLIND_KINDS):
+        raise MutantError(
+            f"{path}: '# blind:' must appear at most once, as one of {', '.join(BLIND_KINDS)}; "
+            f"found {', '.join(blind)}"
+        )
+    return Mutant(path, bug, fails, source, zh[0] if zh else "", blind[0] if blind else None)
 
 
 def load_mutants(info: LabInfo, lab: Lab | None = None) -> list[Mutant]:

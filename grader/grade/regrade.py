@@ -134,6 +134,13 @@ def _t(v: Any) -> list[str] | None:
     return None if v is None or v == "" else [str(v), str(v)]
 
 
+def _diag(v: Any) -> list[Any] | None:
+    """A JSON check's ``diagnosis`` ({bug, zh, en}) in the wire's form."""
+    if not isinstance(v, dict) or not isinstance(v.get("bug"), str):
+        return None
+    return [v["bug"], [str(v.get("zh", "")), str(v.get("en", ""))]]
+
+
 def lab_from_doc(doc: dict[str, Any]) -> LabResult:
     """The `LabResult` of one lab's JSON (`grader.render.lab.render_json`), each text in
     the one language it was written in.
@@ -169,6 +176,7 @@ def lab_from_doc(doc: dict[str, Any]) -> LabResult:
                             "output": c["output"],
                             "output_bytes": c["output_bytes"],
                             "hints": [_t(h) for h in c["hints"]],
+                            "diagnosis": _diag(c.get("diagnosis")),
                         }
                         for c in t["checks"]
                     ],

@@ -14,7 +14,7 @@ from typing import Any
 
 from grader.errors import GraderError
 from grader.i18n import Text
-from grader.results import CheckResult, LabResult, Status, TestResult
+from grader.results import CheckResult, Diagnosis, LabResult, Status, TestResult
 
 __all__ = ["MAX_ITEMS", "MAX_TEXT", "WireError", "lab_from_wire", "lab_to_wire"]
 
@@ -58,6 +58,9 @@ def lab_to_wire(r: LabResult) -> dict[str, Any]:
                         "output": c.output,
                         "output_bytes": c.output_bytes,
                         "hints": [_text(h) for h in c.hints],
+                        "diagnosis": (
+                            [c.diagnosis.bug, _text(c.diagnosis.text)] if c.diagnosis else None
+                        ),
                     }
                     for c in t.checks
                 ],
@@ -138,7 +141,17 @@ def _check(v: Any) -> CheckResult:
         _str(d, "output"),
         int(_num(d, "output_bytes")),
         [_req_text(h, "check.hints") for h in _list(d.get("hints"), "check.hints")],
+        _diagnosis(d.get("diagnosis")),
     )
+
+
+def _diagnosis(v: Any) -> Diagnosis | None:
+    """A check's known bug: ``[id, text]`` or null."""
+    if v is None:
+        return None
+    if not isinstance(v, list) or len(v) != 2 or not isinstance(v[0], str):
+        raise WireError("check.diagnosis: expected [bug id, text] or null")
+    return Diagnosis(_clean(v[0]), _req_text(v[1], "check.diagnosis"))
 
 
 def _test(v: Any) -> TestResult:

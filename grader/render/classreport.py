@@ -72,6 +72,10 @@ _WORDS = {
         "empty": "没有可评分的内容：提交里没有任何 labs/*/student.py",
         "noimport": "student.py 无法导入",
         "report": "完整报告",
+        "bugs": "认出的常见错误（按出现的学生数）",
+        "bug": "错误",
+        "nobugs": "没有哪份提交的失败像已知的错误。",
+        "bugline": "{n} 名学生：{bug}",
     },
     "en": {
         "title": "Class report",
@@ -100,6 +104,10 @@ _WORDS = {
         "empty": "nothing to grade: the submission holds no labs/*/student.py",
         "noimport": "student.py does not import",
         "report": "full report",
+        "bugs": "Known bugs recognised (by number of students)",
+        "bug": "bug",
+        "nobugs": "No submission fails like a known bug.",
+        "bugline": "{n} students: {bug}",
     },
 }
 
@@ -315,6 +323,31 @@ def _hard_table(batch: BatchResult, lang: str, w: dict[str, str], limit: int) ->
     return rows
 
 
+def known_bugs(batch: BatchResult, lang: str) -> list[tuple[str, str, int]]:
+    """(lab, the bug in `lang`, how many students' reports name it), most frequent first."""
+    who: dict[tuple[str, str], set[str]] = {}
+    for sub in filter(graded, batch.submissions):
+        for lab in sub.labs:
+            for test in lab.tests:
+                for c in test.checks:
+                    if c.diagnosis is not None:
+                        key = (lab.lab, c.diagnosis.text.pick(lang))
+                        who.setdefault(key, set()).add(_student(sub))
+    return sorted(((k[0], k[1], len(v)) for k, v in who.items()), key=lambda r: (-r[2], r[0]))
+
+
+def _bugs_table(batch: BatchResult, lang: str, w: dict[str, str]) -> list[str]:
+    rows = known_bugs(batch, lang)
+    if not rows:
+        return [f"<p>{w['nobugs']}</p>"]
+    out = [f"<table><tr><th>{w['lab']}</th><th>{w['bug']}</th></tr>"]
+    out += [
+        f"<tr><td>{_e(lab)}</td><td>{_e(w['bugline'].format(n=n, bug=bug))}</td></tr>"
+        for lab, bug, n in rows
+    ]
+    return [*out, "</table>"]
+
+
 def _score_cell(sub: SubmissionResult, lab_id: str, w: dict[str, str]) -> str:
     r = sub.lab(lab_id)
     if r is None:
@@ -387,6 +420,7 @@ def render_class_report(batch: BatchResult, lang: str, *, limit: int = 15) -> st
     body += [f"<h2>{w['dist']}</h2>", f"<p>{_e(stats)}</p>", _histogram(percents)]
     body += [f"<h2>{w['labs']}</h2>", *_labs_table(batch, subs, lang, w)]
     body += [f"<h2>{w['hard']}</h2>", *_hard_table(batch, lang, w, limit)]
+    body += [f"<h2>{w['bugs']}</h2>", *_bugs_table(batch, lang, w)]
     body += [f"<h2>{w['all']}</h2>", *_submissions_table(batch, w, lang)]
     return (
         f'<!DOCTYPE html>\n<html lang="{"en" if lang == "en" else "zh-CN"}"><head>'

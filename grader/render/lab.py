@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from grader.explain import clean
@@ -111,8 +112,19 @@ def _output_lines(c: CheckResult, lang: str) -> list[Line]:
     return lines
 
 
+HintCommand = Callable[[int], str]  # test number -> the command that shows its hints
+
+
+def _in_lab(number: int) -> str:
+    return f"make hint T={number}" if number else "make hint"
+
+
 def _check_lines(
-    c: CheckResult, lang: str, shown: set[str] | None = None, number: int = 0
+    c: CheckResult,
+    lang: str,
+    shown: set[str] | None = None,
+    number: int = 0,
+    hint_for: HintCommand = _in_lab,
 ) -> list[Line]:
     """One check's lines; a hint already shown in this test (`shown`) is not repeated.
     `number` is the test's, for the command that shows the other hints."""
@@ -132,7 +144,7 @@ def _check_lines(
         label = "提示: " if lang == "zh" else "hint: "
         more = ""
         if len(c.hints) > 1:  # `make hint` in the lab's folder, where `make test` runs
-            command = f"make hint T={number}" if number else "make hint"
+            command = hint_for(number)
             more = (
                 f"（还有 {len(c.hints) - 1} 条提示：{command}）"
                 if lang == "zh"
@@ -140,12 +152,15 @@ def _check_lines(
             )
         text = label + c.hints[0].pick(lang) + more
         lines += [[(row[0][0], "cyan")] for row in _message_lines(text, "         ", 6)]
+    if c.diagnosis is not None and c.status is not Status.PASS:
+        cause = ("可能的原因：" if lang == "zh" else "likely cause: ") + c.diagnosis.text.pick(lang)
+        lines += [[(row[0][0], "yellow")] for row in _message_lines(cause, "         ", 3)]
     if c.output and c.status is not Status.PASS:
         lines += _output_lines(c, lang)
     return lines
 
 
-def _test_lines(t: TestResult, lang: str) -> list[Line]:
+def _test_lines(t: TestResult, lang: str, hint_for: HintCommand = _in_lab) -> list[Line]:
     head: Line = [(f"[TEST {t.number}] ", "bold"), (_one_line(t.title.pick(lang)), "bold")]
     if t.status is Status.SKIP:
         reason = _one_line(t.reason.pick(lang)) if t.reason else ""
@@ -156,7 +171,7 @@ def _test_lines(t: TestResult, lang: str) -> list[Line]:
     lines = [head]
     shown: set[str] = set()
     for c in t.checks:
-        lines += _check_lines(c, lang, shown, t.number)
+        lines += _check_lines(c, lang, shown, t.number, hint_for)
     return lines
 
 
@@ -182,8 +197,9 @@ def _summary(result: LabResult, lang: str) -> Line:
     return [(text, _STYLE[Status.GRADER] if s["grader_error"] else "bold yellow")]
 
 
-def render_lines(result: LabResult, lang: str) -> list[Line]:
-    """The report as styled lines."""
+def render_lines(result: LabResult, lang: str, hint_for: HintCommand = _in_lab) -> list[Line]:
+    """The report as styled lines; `hint_for(n)` spells the command that shows test n's
+    other hints (default: ``make hint T=n``, as typed in the lab's folder)."""
     title = _one_line(f"{result.lab.capitalize()} {result.title.pick(lang)} — verify")
     lines: list[Line] = [[(RULE, "bold")], [("   " + title, "bold")], [(RULE, "bold")], []]
     if result.import_error is not None:
@@ -198,7 +214,7 @@ def render_lines(result: LabResult, lang: str) -> list[Line]:
     for note in result.notes:
         lines += [[(_one_line(note.pick(lang)), "dim")], []]
     for t in result.tests:
-        lines += _test_lines(t, lang)
+        lines += _test_lines(t, lang, hint_for)
         lines.append([])
     lines += [[(RULE, "bold")], _summary(result, lang), [(RULE, "bold")]]
     return lines
@@ -254,21 +270,32 @@ def _check_json(c: CheckResult, lang: str) -> dict[str, Any]:
         "output": c.output,
         "output_bytes": c.output_bytes,
         "hints": [h.pick(lang) for h in c.hints],
+        "diagnosis": (
+            {"bug": c.diagnosis.bug, "zh": c.diagnosis.text.zh, "en": c.diagnosis.text.en}
+            if c.diagnosis is not None
+            else None
+        ),
     }
 
 
-def render_plain(result: LabResult, lang: str) -> str:
+def render_plain(result: LabResult, lang: str, hint_for: HintCommand = _in_lab) -> str:
     """The report as plain text (no colour), newline-terminated."""
-    return "".join("".join(seg for seg, _ in line) + "\n" for line in render_lines(result, lang))
+    lines = render_lines(result, lang, hint_for)
+    return "".join("".join(seg for seg, _ in line) + "\n" for line in lines)
 
 
 def print_report(
-    result: LabResult, lang: str, *, color: bool | None = None, file: TextIO | None = None
+    result: LabResult,
+    lang: str,
+    *,
+    color: bool | None = None,
+    file: TextIO | None = None,
+    hint_for: HintCommand = _in_lab,
 ) -> None:
     """Print the report; colour on a terminal unless `color` is False or NO_COLOR is set."""
     stream = file or sys.stdout
     if color is False or os.environ.get("NO_COLOR") or not stream.isatty():
-        text = render_plain(result, lang)
+        text = render_plain(result, lang, hint_for)
         if not fits(stream, text):
             text = asciify(text)  # a legacy code page: '->' rather than '?'
         stream.write(text)
@@ -278,7 +305,7 @@ def print_report(
     from rich.text import Text as RichText
 
     console = Console(file=stream, highlight=False, soft_wrap=True)
-    for line in render_lines(result, lang):
+    for line in render_lines(result, lang, hint_for):
         rt = RichText()
         for seg, style in line:
             rt.append(seg, style=style or None)

@@ -76,8 +76,82 @@ def split_pair(value: Any) -> tuple[list[int] | None, str | None]:
     return ([int(i) for i in ids] if ok_ids else None), (text if isinstance(text, str) else None)
 
 
-def check_roundtrip(t: TestContext, tok: Any, text: str, label: str) -> None:
-    """Two checks: the ids are text's UTF-8 bytes + 4, and the decoded text is `text`."""
+_KNOWN_BYTE = {  # the hint of each probe of encode_known
+    72: (
+        "'H' 是字节 72，id 是 72 + 4 = 76：4 个特殊 id 排在前面；返回的要是 int。",
+        "'H' is byte 72 and gets id 72 + 4 = 76: the 4 special ids come first; return an int.",
+    ),
+    105: (
+        "'i' 是字节 105，id 是 109：打印你返回的值和它的类型，和 109 对照。",
+        "'i' is byte 105 and gets id 109: print the value you return and its type, and compare.",
+    ),
+    0: (
+        "字节 0（NUL）是普通字节：它的 id 是 4，不是特殊 token，也不会被拒绝。",
+        "Byte 0 (NUL) is an ordinary byte: its id is 4; it is neither special nor rejected.",
+    ),
+    255: (
+        "255 是最大的字节，仍然合法：它的 id 259 是词表的最后一个。",
+        "255 is the largest byte and still valid: its id 259 is the last of the vocabulary.",
+    ),
+}
+_KNOWN_ID = {  # the hint of each probe of decode_known
+    76: (
+        "id 76 是字节 72（'H'）：和 encode_byte 互逆，两边的偏移必须一样。",
+        "Id 76 is byte 72 ('H'): decode_id inverts encode_byte, so both use the same offset.",
+    ),
+    109: (
+        "id 109 是字节 105（'i'）：打印你返回的值和它的类型，和 105 对照。",
+        "Id 109 is byte 105 ('i'): print the value you return and its type, and compare.",
+    ),
+    4: (
+        "id 4 是第一个普通 id，字节 0（NUL）：只有 id 0–3 是特殊 token。",
+        "Id 4 is the first ordinary id, byte 0 (NUL): only ids 0–3 are special tokens.",
+    ),
+    259: (
+        "id 259 是词表的最后一个 id（共 260 个），字节 255。",
+        "Id 259 is the last id of the vocabulary (260 ids), byte 255.",
+    ),
+}
+_MULTIBYTE = (  # check_roundtrip's hints for texts with Chinese and emoji
+    (
+        "一个汉字是 3 个 UTF-8 字节，一个 emoji 是 4 个：每个字节一个 id，而不是每个字符一个。",
+        "A Chinese character is 3 UTF-8 bytes and an emoji 4: one id per byte, not per character.",
+    ),
+    (
+        "一个字符的几个字节要一起解码：先收集全部字节，最后只解码一次。",
+        "The bytes of one character decode together: collect all the bytes, then decode once.",
+    ),
+)
+_NUL = (
+    (
+        "NUL 是字节 0，id 4：它和其他字节一样编码，不加也不减 id。",
+        "NUL is byte 0, id 4: it is encoded like any other byte, with no id added or dropped.",
+    ),
+    (
+        "解码时只跳过没有字节的 id（decode_id 返回 None 的）：字节 0 是真实的字节。",
+        "When decoding, skip only the ids without a byte (decode_id gives None): byte 0 is a real "
+        "byte.",
+    ),
+)
+_CONTROL = (
+    (
+        "128 个 ASCII 字符各是 1 个字节：每个字符正好一个 id，控制字符也一样。",
+        "Each of the 128 ASCII characters is 1 byte: exactly one id per character, control "
+        "characters included.",
+    ),
+    (
+        "控制字符（包括 NUL）也要原样还原：解码时不要丢掉或替换任何字节。",
+        "Control characters, NUL included, come back as they were: drop or replace no byte when "
+        "decoding.",
+    ),
+)
+
+
+def check_roundtrip(
+    t: TestContext, tok: Any, text: str, label: str, hints: tuple[Any, Any]
+) -> None:
+    """Two checks: the ids are text's UTF-8 bytes + 4, and the decoded text is `text`;
+    `hints` holds the hint of each, written for the kind of text."""
     value = t.call("roundtrip", tok, text).value
     ids, back = split_pair(value)
     want = REF.encode(text)
@@ -93,6 +167,7 @@ def check_roundtrip(t: TestContext, tok: Any, text: str, label: str) -> None:
             f"ids 应是 int 列表，实际 {short(value)}",
             f"ids must be a list of ints, got {short(value)}",
         ),
+        hint=hints[0],
     )
     t.check(
         (f"{label}：解码后还原为原文", f"{label}: decodes back to the same text"),
@@ -101,6 +176,7 @@ def check_roundtrip(t: TestContext, tok: Any, text: str, label: str) -> None:
             f"期望 {short(text)}，实际 {short(back if back is not None else value)}",
             f"expected {short(text)}, got {short(back if back is not None else value)}",
         ),
+        hint=hints[1],
     )
 
 
@@ -122,7 +198,7 @@ def encode_known(t: TestContext) -> None:
     tok = t.build(TOKENIZER)
     for b, name in ((72, "'H' (72)"), (105, "'i' (105)"), (0, "NUL (0)"), (255, "0xff (255)")):
         got = t.call("encode_byte", tok, b).value
-        t.equal((f"{name} → {b + 4}", f"{name} → {b + 4}"), got, b + 4)
+        t.equal((f"{name} → {b + 4}", f"{name} → {b + 4}"), got, b + 4, hint=_KNOWN_BYTE[b])
 
 
 @lab.test(
@@ -147,6 +223,13 @@ def encode_all_bytes(t: TestContext) -> None:
         ("每个字节 b（0–255）→ b + 4", "every byte b (0–255) → b + 4"),
         same(got, want),
         first_diff(got, want, "b = {}"),
+        hint=[
+            (
+                "报告给出第一个错的字节：对它手算 b + 4，再看你的代码对那个 b 走了哪条分支。",
+                "The report names the first wrong byte: work out b + 4 for it, then see which "
+                "branch your code takes for that b.",
+            )
+        ],
     )
 
 
@@ -167,14 +250,45 @@ def encode_all_bytes(t: TestContext) -> None:
 )
 def encode_errors(t: TestContext) -> None:
     tok = t.build(TOKENIZER)
-    t.raises(("b = -1 → ValueError", "b = -1 → ValueError"), ValueError, "encode_byte", tok, -1)
-    t.raises(("b = 256 → ValueError", "b = 256 → ValueError"), ValueError, "encode_byte", tok, 256)
+    t.raises(
+        ("b = -1 → ValueError", "b = -1 → ValueError"),
+        ValueError,
+        "encode_byte",
+        tok,
+        -1,
+        hint=[
+            (
+                "-1 不是字节：字节的范围是 0 到 255，两端之外都 raise ValueError。",
+                "-1 is not a byte: bytes run from 0 to 255, and anything outside raises "
+                "ValueError.",
+            )
+        ],
+    )
+    t.raises(
+        ("b = 256 → ValueError", "b = 256 → ValueError"),
+        ValueError,
+        "encode_byte",
+        tok,
+        256,
+        hint=[
+            (
+                "256 比最大的字节 255 还大：上界也要检查。",
+                "256 is above the largest byte, 255: check the upper bound too.",
+            )
+        ],
+    )
     t.raises(
         ("b = 65.0（浮点数）→ TypeError", "b = 65.0 (a float) → TypeError"),
         TypeError,
         "encode_byte",
         tok,
         65.0,
+        hint=[
+            (
+                "65.0 是 float，不是 int：先检查类型，再算 id。",
+                "65.0 is a float, not an int: check the type before computing the id.",
+            )
+        ],
     )
     t.raises(
         ("b = 'A'（字符串）→ TypeError", "b = 'A' (a str) → TypeError"),
@@ -182,6 +296,13 @@ def encode_errors(t: TestContext) -> None:
         "encode_byte",
         tok,
         "A",
+        hint=[
+            (
+                "'A' 是 str：encode_byte 只接受 int，把字符变成字节是 roundtrip 的事。",
+                "'A' is a str: encode_byte takes an int only; turning characters into bytes is "
+                "roundtrip's job.",
+            )
+        ],
     )
 
 
@@ -203,7 +324,7 @@ def decode_known(t: TestContext) -> None:
     tok = t.build(TOKENIZER)
     for i, b, name in ((76, 72, "'H'"), (109, 105, "'i'"), (4, 0, "NUL"), (259, 255, "0xff")):
         got = t.call("decode_id", tok, i).value
-        t.equal((f"{i} → {b}（{name}）", f"{i} → {b} ({name})"), got, b)
+        t.equal((f"{i} → {b}（{name}）", f"{i} → {b} ({name})"), got, b, hint=_KNOWN_ID[i])
 
 
 @lab.test(
@@ -227,12 +348,26 @@ def decode_all_ids(t: TestContext) -> None:
         ("id 0–3（PAD、UNK、BOS、EOS）→ None", "ids 0–3 (PAD, UNK, BOS, EOS) → None"),
         same(got[:4], [None] * 4),
         first_diff(got[:4], [None] * 4, "id {}"),
+        hint=[
+            (
+                "id 0–3 是 PAD、UNK、BOS、EOS，没有字节：对它们返回 None，不是 0 或别的数。",
+                "Ids 0–3 are PAD, UNK, BOS and EOS and have no byte: return None for them, not 0 "
+                "or another number.",
+            )
+        ],
     )
     want = list(range(256))
     t.check(
         ("每个 id 4–259 → id − 4", "every id 4–259 → id − 4"),
         same(got[4:], want),
         first_diff(got[4:], want, "id {}", start=4),
+        hint=[
+            (
+                "报告给出第一个错的 id：它应得到 id − 4；看看你的代码对那个 id 走了哪条分支。",
+                "The report names the first wrong id: it should give id − 4; see which branch "
+                "your code takes for that id.",
+            )
+        ],
     )
 
 
@@ -253,13 +388,31 @@ def decode_all_ids(t: TestContext) -> None:
 )
 def decode_errors(t: TestContext) -> None:
     tok = t.build(TOKENIZER)
-    t.raises(("id = -1 → ValueError", "id = -1 → ValueError"), ValueError, "decode_id", tok, -1)
+    t.raises(
+        ("id = -1 → ValueError", "id = -1 → ValueError"),
+        ValueError,
+        "decode_id",
+        tok,
+        -1,
+        hint=[
+            (
+                "-1 不是合法的 id：id 的范围是 [0, vocab_size)，下界也要检查。",
+                "-1 is not a valid id: ids lie in [0, vocab_size), so check the lower bound too.",
+            )
+        ],
+    )
     t.raises(
         ("id = 260（= vocab_size）→ ValueError", "id = 260 (= vocab_size) → ValueError"),
         ValueError,
         "decode_id",
         tok,
         REF.vocab_size,
+        hint=[
+            (
+                "合法的 id 是 0 到 259：260 = vocab_size 已经在范围之外。",
+                "Valid ids run from 0 to 259: 260 = vocab_size is already outside.",
+            )
+        ],
     )
 
 
@@ -293,13 +446,37 @@ def roundtrip_ascii(t: TestContext) -> None:
             f"期望 (list[int], str)，实际 {short(value)}",
             f"expected (list[int], str), got {short(value)}",
         ),
+        hint=[
+            (
+                "roundtrip 要返回一个二元组：第一项是 int 列表，第二项是 str。",
+                "roundtrip returns a pair: first a list of ints, then a str.",
+            )
+        ],
     )
     t.equal(
         ("'Hello' → ids [76, 105, 112, 112, 115]", "'Hello' → ids [76, 105, 112, 112, 115]"),
         ids,
         REF.encode("Hello"),
+        hint=[
+            (
+                "'Hello' 的 UTF-8 字节是 [72, 101, 108, 108, 111]，每个加 4；列表里不该有别的 id。",
+                "The UTF-8 bytes of 'Hello' are [72, 101, 108, 108, 111], each plus 4; no other "
+                "id belongs in the list.",
+            )
+        ],
     )
-    t.equal(("'Hello' 解码后还是 'Hello'", "'Hello' decodes back to 'Hello'"), back, "Hello")
+    t.equal(
+        ("'Hello' 解码后还是 'Hello'", "'Hello' decodes back to 'Hello'"),
+        back,
+        "Hello",
+        hint=[
+            (
+                "解码要从 ids 出发：每个 id 经 decode_id 得到字节，再把这些字节变回文本。",
+                "Decoding starts from the ids: each id gives a byte through decode_id, and the "
+                "bytes become the text again.",
+            )
+        ],
+    )
 
 
 @lab.test(
@@ -322,9 +499,9 @@ def roundtrip_ascii(t: TestContext) -> None:
 )
 def roundtrip_unicode(t: TestContext) -> None:
     tok = t.build(TOKENIZER)
-    check_roundtrip(t, tok, "你好，世界", "'你好，世界'")
-    check_roundtrip(t, tok, "🙂", "'🙂'")
-    check_roundtrip(t, tok, "GPT 说：hi 👋", "'GPT 说：hi 👋'")
+    check_roundtrip(t, tok, "你好，世界", "'你好，世界'", _MULTIBYTE)
+    check_roundtrip(t, tok, "🙂", "'🙂'", _MULTIBYTE)
+    check_roundtrip(t, tok, "GPT 说：hi 👋", "'GPT 说：hi 👋'", _MULTIBYTE)
 
 
 @lab.test(
@@ -349,9 +526,16 @@ def roundtrip_edge(t: TestContext) -> None:
         ("'' → ([], '')", "'' → ([], '')"),
         split_pair(value) == ([], ""),
         tr(f"期望 ([], '')，实际 {short(value)}", f"expected ([], ''), got {short(value)}"),
+        hint=[
+            (
+                "空文本没有字节：ids 是空列表，文本是空串，不要加任何 id。",
+                "An empty text has no bytes: the ids are an empty list and the text is '', with "
+                "no id added.",
+            )
+        ],
     )
-    check_roundtrip(t, tok, "a\x00b", "'a\\x00b'")
-    check_roundtrip(t, tok, "".join(map(chr, range(128))), "ASCII 0–127")
+    check_roundtrip(t, tok, "a\x00b", "'a\\x00b'", _NUL)
+    check_roundtrip(t, tok, "".join(map(chr, range(128))), "ASCII 0–127", _CONTROL)
 
 
 @lab.test(
@@ -390,6 +574,14 @@ def roundtrip_own(t: TestContext) -> None:
             f"{used.get('decode_id', 0)} times: the text must come from decode_id, not be the "
             "input handed back",
         ),
+        hint=[
+            (
+                "解码出的文本必须来自 decode_id：数一数你的 roundtrip 对每个字节调用了几次 "
+                "encode_byte 和 decode_id。",
+                "The decoded text must come from decode_id: count how often your roundtrip calls "
+                "encode_byte and decode_id per byte.",
+            )
+        ],
     )
 
 
@@ -433,6 +625,14 @@ def roundtrip_random(t: TestContext) -> None:
         not bad_ids,
         tr(f"{n_ids} 段不对；{short(s)} 的 ", f"{n_ids} wrong; for {short(s)}, ")
         + first_diff(ids or [], REF.encode(s), "ids[{}]"),
+        hint=[
+            (
+                "报告给出第一段错的文本和第一个错的位置：单独拿那段文本调用 "
+                "roundtrip，对照前面的单项测试。",
+                "The report names the first wrong text and position: call roundtrip on that text "
+                "alone and compare with the single-case tests above.",
+            )
+        ],
     )
     s, back = bad_text[0] if bad_text else ("", "")
     t.check(
@@ -442,4 +642,11 @@ def roundtrip_random(t: TestContext) -> None:
             f"{n_text} 段不对；期望 {short(s)}，实际 {short(back)}",
             f"{n_text} wrong; expected {short(s)}, got {short(back)}",
         ),
+        hint=[
+            (
+                "报告给出第一段没还原的文本：单独拿它调用 roundtrip，看字节在哪一步丢了或变了。",
+                "The report names the first text that did not come back: call roundtrip on it "
+                "alone and see at which step a byte is lost or changed.",
+            )
+        ],
     )

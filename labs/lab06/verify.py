@@ -19,6 +19,7 @@ from framework.config import ModelConfig
 from framework.gpt import parameter_shapes
 from framework.model import GPTModel, init_weights
 from grader.dsl import Build, Handle, Lab, Name, TestContext, tr
+from grader.spec import HintArg
 
 lab = Lab("lab06", "完整 GPT 模型", "The complete GPT model")
 lab.forbid(
@@ -90,7 +91,7 @@ def is_model(value: Any) -> bool:
     return isinstance(value, Handle) and value.type_name == "framework.model.GPTModel"
 
 
-def load_back(t: TestContext, name: tuple[str, str], path: str) -> Any:
+def load_back(t: TestContext, name: tuple[str, str], path: str, hint: HintArg = None) -> Any:
     """`model_load(path)` in the sandbox; a refused file is a FAIL line `name`, else a PASS."""
     out = t.session.build(Build(LOAD, (path,)), timeout=t.timeout)
     if out.ok and isinstance(out.value, Handle):
@@ -102,11 +103,12 @@ def load_back(t: TestContext, name: tuple[str, str], path: str) -> Any:
         name,
         False,
         tr(f"model_load 拒绝了这个文件：{message}", f"model_load refused the file: {message}"),
+        hint=hint,
     )
     return None
 
 
-def state_of(t: TestContext, name: Name, model: Any) -> dict[str, Any] | None:
+def state_of(t: TestContext, name: Name, model: Any, hint: HintArg = None) -> dict[str, Any] | None:
     """The state_dict of a GPTModel in the sandbox; a FAIL line `name` for anything else."""
     if not is_model(model):
         t.check(
@@ -116,6 +118,7 @@ def state_of(t: TestContext, name: Name, model: Any) -> dict[str, Any] | None:
                 f"期望一个 GPTModel，实际是 {model!r}"[:200],
                 f"expected a GPTModel, got {model!r}"[:200],
             ),
+            hint=hint,
         )
         return None
     got = t.method(model, "state_dict").value
@@ -123,7 +126,11 @@ def state_of(t: TestContext, name: Name, model: Any) -> dict[str, Any] | None:
 
 
 def same_state(
-    t: TestContext, name: Name, got: dict[str, Any] | None, want: dict[str, Any]
+    t: TestContext,
+    name: Name,
+    got: dict[str, Any] | None,
+    want: dict[str, Any],
+    hint: HintArg = None,
 ) -> bool:
     """Every parameter of `got` (a state_dict from the sandbox) bit-equal to `want`."""
     if got is None:
@@ -139,6 +146,7 @@ def same_state(
                     f"{key}：期望形状 {list(arr.shape)}，实际 {found}",
                     f"{key}: expected shape {list(arr.shape)}, got {found}",
                 ),
+                hint=hint,
             )
         if not np.array_equal(have, arr):
             twin = next(
@@ -156,7 +164,7 @@ def same_state(
             if twin is not None:
                 zh += f"：它的值其实是 {twin} 的，写入顺序和规定的不同"
                 en += f": it holds the values of {twin}, so the order differs from the format"
-            return t.check(name, False, tr(zh, en))
+            return t.check(name, False, tr(zh, en), hint=hint)
     return t.check(name, True)
 
 
@@ -187,6 +195,12 @@ def default_fields(t: TestContext) -> None:
         ("返回一个 ModelConfig", "returns a ModelConfig"),
         isinstance(cfg, Handle) and cfg.type_name == "framework.config.ModelConfig",
         tr(f"实际返回了 {cfg!r}"[:200], f"it returned {cfg!r}"[:200]),
+        hint=(
+            "default_config 要返回一个 ModelConfig 对象（framework/config.py），"
+            "而不是装在别的容器里的六个数：模型和文件都按名字读取它的字段。",
+            "default_config must return a ModelConfig object (framework/config.py), not six "
+            "numbers in another container: the model and the file read its fields by name.",
+        ),
     )
     if not ok:
         return
@@ -206,14 +220,32 @@ def default_fields(t: TestContext) -> None:
             "；".join(f"{f} = {g!r}（应为 {w}）" for f, g, w in bad),
             "; ".join(f"{f} = {g!r} (should be {w})" for f, g, w in bad),
         ),
+        hint=(
+            "消息里列出的每个字段，都和讲义里的默认值表逐个对照：值要相等，类型也要是 int"
+            "（和 float 相乘得到的是 float，哪怕值相等）。",
+            "Compare each field the message lists with the handout's table of defaults: the "
+            "value must be equal and the type an int (a product with a float is a float, even "
+            "when the value is equal).",
+        ),
     )
     name = ("这个配置的模型有 240,512 个参数", "a model of this config has 240,512 parameters")
+    count_hint = (
+        "参数个数完全由六个尺寸决定：不是 240,512，就说明 vocab、hidden、heads、layers、ffn、"
+        "max_seq_len 里有不是默认值的（上一行会指出是哪个），或者这组值根本不是合法配置。",
+        "The parameter count follows from the six sizes alone: anything but 240,512 means one "
+        "of vocab, hidden, heads, layers, ffn, max_seq_len is not the default (the line above "
+        "names it), or the six values are no valid config at all.",
+    )
     try:
         count = n_params(ModelConfig(*got).validate().as_tuple())
     except (TypeError, ValueError) as e:
-        t.check(name, False, tr(f"这个配置无效：{e}", f"the config is invalid: {e}"))
+        t.check(
+            name, False, tr(f"这个配置无效：{e}", f"the config is invalid: {e}"), hint=count_hint
+        )
         return
-    t.check(name, count == 240_512, tr(f"实际是 {count:,} 个", f"it has {count:,}"))
+    t.check(
+        name, count == 240_512, tr(f"实际是 {count:,} 个", f"it has {count:,}"), hint=count_hint
+    )
 
 
 # -- model_create -------------------------------------------------------------------------
@@ -237,17 +269,46 @@ def create_default(t: TestContext) -> None:
     cfg = t.build(CONFIG, *DEFAULT)
     model = t.call("model_create", cfg).value
     name: Name = ("返回一个 GPTModel", "returns a GPTModel")
-    if state_of(t, name, model) is None:
+    returns_hint = (
+        "model_create 要把它建好的模型交回去：返回值必须是一个 GPTModel（消息里是实际返回的东西；"
+        "None 说明函数走完时没有 return）。",
+        "model_create must hand back the model it built: the value returned must be a "
+        "GPTModel (the message shows what came back; None means the function ended without "
+        "a return).",
+    )
+    if state_of(t, name, model, returns_hint) is None:
         return
     t.check(name, True)
     name = (
         "model_create(config)：seed 默认为 0，每个权重都等于 init_weights(model, 0)",
         "model_create(config): seed 0 by default, every weight equals init_weights(model, 0)",
     )
-    same_state(t, name, state_of(t, name, model), reference_state(DEFAULT, 0))
+    hint: HintArg = [
+        (
+            "每个权重都和框架 GPTModel(config) 上 init_weights(model, 0) 的结果逐位比较：任何别的"
+            "取值方式（哪怕分布相同）都会得到别的数。消息里是第一个不同的参数。",
+            "Every weight is compared bit for bit with init_weights(model, 0) on the "
+            "framework's GPTModel(config): any other way of setting the weights, even from the "
+            "same distribution, gives other numbers. The message names the first one that "
+            "differs.",
+        ),
+        (
+            "不传 seed 时用的是默认值 0；建好模型之后、返回之前，权重要由 init_weights 设定。",
+            "Without a seed argument the default 0 is used; the weights are set by "
+            "init_weights after the model is built and before it is returned.",
+        ),
+    ]
+    same_state(t, name, state_of(t, name, model, hint), reference_state(DEFAULT, 0), hint)
     name = ("seed = 7 → init_weights(model, 7)", "seed = 7 → init_weights(model, 7)")
     model = t.call("model_create", cfg, 7).value
-    same_state(t, name, state_of(t, name, model), reference_state(DEFAULT, 7))
+    hint = (
+        "seed = 7 时权重必须是 init_weights(model, 7) 的结果：上一项（seed 0）通过而这一项失败，"
+        "说明传进来的 seed 没有一路传到 init_weights。",
+        "With seed = 7 the weights must be those of init_weights(model, 7): if the seed-0 "
+        "check above passes and this one fails, the seed you are given does not reach "
+        "init_weights.",
+    )
+    same_state(t, name, state_of(t, name, model, hint), reference_state(DEFAULT, 7), hint)
 
 
 @lab.test(
@@ -266,10 +327,17 @@ def create_default(t: TestContext) -> None:
     ],
 )
 def create_config(t: TestContext) -> None:
-    for fields, name in (
+    cases: list[tuple[tuple[int, ...], Name, HintArg]] = [
         (
             TINY,
             ("tiny 配置（43,904 个参数），seed 1", "the tiny config (43,904 parameters), seed 1"),
+            (
+                "模型要有 tiny 配置的形状，权重是 init_weights(model, 1) 给出的：消息说形状不对，"
+                "模型就是按别的配置建的，不是按传进来的这个。",
+                "The model must have the tiny config's shapes and the weights "
+                "init_weights(model, 1) gives: a shape message means it was built from another "
+                "config than the one passed in.",
+            ),
         ),
         (
             ODD,
@@ -277,10 +345,18 @@ def create_config(t: TestContext) -> None:
                 "V 50、H 24、3 头、5 层、F 40、S 16，seed 1",
                 "V 50, H 24, 3 heads, 5 layers, F 40, S 16, seed 1",
             ),
+            (
+                "这个配置的六个数各不相同：哪个字段落到了别的位置，或者用的不是传进来的配置，"
+                "都会表现为某个参数的形状不对；seed 1 的值不对则是初始化的问题。",
+                "This config's six numbers all differ: a field in another's place, or a config "
+                "other than the one passed in, shows as a parameter of the wrong shape; right "
+                "shapes with wrong values point at the initialisation from seed 1.",
+            ),
         ),
-    ):
+    ]
+    for fields, name, hint in cases:
         model = t.call("model_create", t.build(CONFIG, *fields), 1).value
-        same_state(t, name, state_of(t, name, model), reference_state(fields, 1))
+        same_state(t, name, state_of(t, name, model, hint), reference_state(fields, 1), hint)
 
 
 @lab.test(
@@ -299,7 +375,7 @@ def create_config(t: TestContext) -> None:
     ],
 )
 def create_invalid(t: TestContext) -> None:
-    cases: list[tuple[tuple[Any, ...], type[Exception], Name]] = [
+    cases: list[tuple[tuple[Any, ...], type[Exception], Name, HintArg]] = [
         (
             (260, 64, 5, 4, 256, 128),
             ValueError,
@@ -307,20 +383,37 @@ def create_invalid(t: TestContext) -> None:
                 "hidden 64 不能被 5 个头整除 → ValueError",
                 "hidden 64 not divisible by 5 heads → ValueError",
             ),
+            (
+                "64 不能平分给 5 个头，这个配置建不出模型：必须抛 ValueError。返回任何东西"
+                "（None 或一个模型）都不算拒绝。",
+                "64 cannot be split over 5 heads, so no model can be built: this must raise "
+                "ValueError. Returning anything (None, a model) is not a refusal.",
+            ),
         ),
         (
             (260, 64, 4, 0, 256, 128),
             ValueError,
             ("num_layers = 0 → ValueError", "num_layers = 0 → ValueError"),
+            (
+                "0 层不是一个模型：期望 ValueError。这类检查针对配置的值本身，要在建模型之前做。",
+                "Zero layers is no model: a ValueError is expected. Such a check is on the "
+                "config's values themselves, before any model is built.",
+            ),
         ),
         (
             (260, 64.0, 4, 4, 256, 128),
             TypeError,
             ("hidden_dim = 64.0 → TypeError", "hidden_dim = 64.0 → TypeError"),
+            (
+                "64.0 的值虽然对，类型却是 float：类型不对的错误是 TypeError，不是 ValueError，"
+                "也不能建出模型。",
+                "64.0 has the right value but the type float: a wrong type is a TypeError, not a "
+                "ValueError, and no model may be built from it.",
+            ),
         ),
     ]
-    for fields, exc, name in cases:
-        t.raises(name, exc, "model_create", t.build(CONFIG, *fields), 0)
+    for fields, exc, name, hint in cases:
+        t.raises(name, exc, "model_create", t.build(CONFIG, *fields), 0, hint=hint)
 
 
 # -- model_save ---------------------------------------------------------------------------
@@ -354,6 +447,11 @@ def save_default(t: TestContext) -> None:
             f"返回了 {call.value!r}（C 版本返回 0；这里出错就抛异常）",
             f"it returned {call.value!r} (the C version returned 0; here errors raise)",
         ),
+        hint=(
+            "model_save 的成果是那个文件；函数本身返回 None，出错时抛异常。返回状态码是 C 的习惯。",
+            "model_save's product is the file; the function itself returns None and raises on "
+            "errors. A status code is the C habit.",
+        ),
     )
     loaded = load_back(
         t,
@@ -362,12 +460,28 @@ def save_default(t: TestContext) -> None:
             "model_load reads it back: MLLM, version 1, exactly 962,080 bytes",
         ),
         path,
+        (
+            "model_load 拒绝了你的文件，消息说明是哪一部分不对（magic、版本、配置或长度）。"
+            "962,080 = 32 字节文件头 + 240,512 个参数 × 4 字节。",
+            "model_load refused your file; its message says which part is wrong (magic, "
+            "version, config or length). 962,080 = a 32-byte header + 240,512 parameters × 4 "
+            "bytes.",
+        ),
     )
     if loaded is None:
         return
     got = t.method(t.getattr(loaded, "config"), "as_tuple").value
     t.equal(
-        ("文件头里的配置 = 默认配置", "the config in the header = the default config"), got, DEFAULT
+        ("文件头里的配置 = 默认配置", "the config in the header = the default config"),
+        got,
+        DEFAULT,
+        hint=(
+            "文件读得回来，但文件头里是另一组配置：六个字段要按格式的顺序写，每个都是模型配置里"
+            "同名字段的值（不是由它算出来的别的量）。",
+            "The file reads back, but its header holds another config: the six fields go in "
+            "the format's order, each the value of the model config's field of that name (not "
+            "a quantity derived from it).",
+        ),
     )
 
 
@@ -396,16 +510,53 @@ def save_roundtrip(t: TestContext) -> None:
     model = sandbox_model(t, ODD, state)
     path = new_path()
     t.call("model_save", model, path)
-    loaded = load_back(t, ("model_load 读得回来", "model_load reads it back"), path)
+    loaded = load_back(
+        t,
+        ("model_load 读得回来", "model_load reads it back"),
+        path,
+        (
+            "model_load 拒绝了这个（V 50、H 24……）模型的文件，消息说明是哪一部分：文件头和长度都要"
+            "和这个配置一致（32 + 4 × 参数个数 字节）。",
+            "model_load refused the file of this (V 50, H 24, ...) model; the message names the "
+            "part: header and length must both fit this config (32 + 4 × parameters bytes).",
+        ),
+    )
     if loaded is None:
         return
     got = t.method(t.getattr(loaded, "config"), "as_tuple").value
-    t.equal(("配置的六个字段顺序正确", "the six config fields are in order"), got, ODD)
+    t.equal(
+        ("配置的六个字段顺序正确", "the six config fields are in order"),
+        got,
+        ODD,
+        hint=(
+            "这个配置的六个数各不相同，任何一个字段写错位置或写成别的量都会显出来：把读回的配置和"
+            "模型的配置逐个字段对照。",
+            "This config's six numbers all differ, so any field in another's place, or another "
+            "quantity written for it, shows: compare the config read back with the model's, "
+            "field by field.",
+        ),
+    )
     name: Name = (
         "每个参数都回到原位（两个 LayerNorm 的值不同）",
         "every parameter comes back in its place (the two LayerNorms differ)",
     )
-    same_state(t, name, state_of(t, name, loaded), state)
+    hint: HintArg = [
+        (
+            "读回时，文件里的浮点数按格式的顺序依次填进各个参数：某个参数拿到了别人的值、别的字节序"
+            "或别的排列（比如转置过的矩阵），都会在这里出错。消息里是第一个不同的参数。",
+            "On reading, the file's floats fill the parameters one after another in the "
+            "format's order: a parameter that gets another's values, another byte order or "
+            "another layout (a transposed matrix, say) fails here. The message names the first "
+            "one.",
+        ),
+        (
+            "消息说“它的值其实是 X 的”，就是顺序问题；差得离谱（inf、1e30）是字节序；形状对、"
+            "值是重排过的，是矩阵的布局。",
+            "'it holds the values of X' is an order problem; absurd values (inf, 1e30) are the "
+            "byte order; right shape with rearranged values is a matrix's layout.",
+        ),
+    ]
+    same_state(t, name, state_of(t, name, loaded, hint), state, hint)
     before = t.method(model, "forward", IDS).value
     after = t.method(loaded, "forward", IDS).value
     # the same float32 weights through the same code in the same process: bit-identical
@@ -414,6 +565,20 @@ def save_roundtrip(t: TestContext) -> None:
         after,
         before,
         atol=0.0,
+        hint=(
+            "读回的模型和保存前的模型算出的 logits 不同：要么有参数没能原样往返（看上一项），"
+            "要么保存的过程中原模型自己的权重被改了（看下一项）。",
+            "The model read back and the model before saving give different logits: either "
+            "some parameter did not survive the round trip (see the line above), or saving "
+            "changed the original model's own weights (see the line below).",
+        ),
     )
     name = ("model_save 没有改动模型", "model_save leaves the model unchanged")
-    same_state(t, name, state_of(t, name, model), state)
+    hint = (
+        "model_save 在写文件的过程中改动了模型自己的权重：t.numpy() 是参数本身的内存，任何原地"
+        "转换都会落在模型上。要写的是转换后的新数组。",
+        "model_save changed the model's own weights while writing them: t.numpy() is the "
+        "parameter's own memory, so any in-place conversion lands in the model. Write a "
+        "converted new array instead.",
+    )
+    same_state(t, name, state_of(t, name, model, hint), state, hint)

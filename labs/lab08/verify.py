@@ -73,11 +73,6 @@ HINT_T0 = (
     "T ≤ 0 时直接返回 sample_greedy(logits)，不要当作 T = 1，也不要除以 0",
     "for T ≤ 0 return sample_greedy(logits): not T = 1, and no division by 0",
 )
-HINT_SMALL_T = (
-    "是除以 T，不是乘以 T；先减去最大值再除：exp((x − max) / T) 在 T = 1e-6 时也不会溢出",
-    "divide by T, do not multiply; subtract the max before dividing: exp((x − max) / T) does "
-    "not overflow even at T = 1e-6",
-)
 HINT_TOPK = (
     "在副本里把最大的 k 个之外全设成 -inf，再交给 sample_temperature；"
     "exp(-inf) = 0，它们不会被抽到",
@@ -98,6 +93,128 @@ HINT_TOPK_T = (
     "过滤之后把 temperature 原样传给 sample_temperature（T ≤ 0 也由它处理成贪心）",
     "after the cut, pass the temperature on to sample_temperature unchanged (it turns T ≤ 0 "
     "into greedy)",
+)
+
+# Hints of single checks: what the failing assertion means and where to look.
+HINT_INDEX = (
+    "每次抽样返回一个下标：0 到 V-1 之间的 Python int（用 int(i) 转换），"
+    "不是 logit 的值，也不是 numpy 数组或 float",
+    "each draw returns an index: a Python int from 0 to V-1 (convert with int(i)), not the "
+    "logit's value, a numpy array or a float",
+)
+HINT_ARGMAX = (
+    "期望的是最大 logit 所在的位置：返回值应该是那个下标本身，而不是位置上的数",
+    "the expected answer is the position of the largest logit: return that index, not the "
+    "number stored there",
+)
+HINT_FIRST_TIE = (
+    "几个值一样大时，要返回下标最小的那个：看看你的循环在“等于当前最大值”时做了什么",
+    "when several values are equally large, the lowest index wins: look at what your loop "
+    "does when a value equals the best so far",
+)
+HINT_NEGATIVE = (
+    "logits 可以全是负数：最大值的初值要来自 logits 本身（第一个元素），而不是一个自己选的数",
+    "logits may all be negative: the running maximum must start from the logits themselves "
+    "(the first element), not from a number of your choosing",
+)
+HINT_NEG_INF = (
+    "-inf 是合法的 logit（top-k 会写入它），它永远不是最大值：不要把它当作错误输入",
+    "-inf is a valid logit (top-k writes it) and never the maximum: do not treat it as bad input",
+)
+HINT_UNCHANGED = (
+    "调用者的 logits 被改了：.numpy() 给出的是同一块存储，-=、/= 或 x[...] = 会写回去；"
+    "先复制一份再算",
+    "the caller's logits changed: .numpy() shares their storage, so -=, /= or x[...] = "
+    "write back into it; compute on a copy",
+)
+HINT_NAN = (
+    "含 NaN 的 logits 必须抛 ValueError（不是别的异常，也不是返回一个下标）：NaN 的比较总是 "
+    "False，所以要在其他计算之前用 np.isnan 检查",
+    "logits holding NaN must raise ValueError (not another exception, not an index): every "
+    "comparison with NaN is False, so check with np.isnan before any other work",
+)
+HINT_EMPTY = (
+    "空的 logits（size 为 0）必须抛 ValueError：在取最大值或排序之前先检查长度",
+    "empty logits (size 0) must raise ValueError: check the size before taking a maximum or "
+    "sorting",
+)
+HINT_NDARRAY = (
+    "同样的 logits 换成 numpy 数组，结果应与 Tensor 相同：如果调用报错，用 as_tensor(logits) "
+    "读取输入；如果值不对，先让前面 Tensor 输入的检查通过",
+    "the same logits as a numpy array must give the same answer as a Tensor: if the call "
+    "raised, read the input through as_tensor(logits); if the value is wrong, make the "
+    "checks on Tensors above pass first",
+)
+HINT_VIEW = (
+    "非连续视图的元素不是按 .data 的顺序排的：用 as_tensor(logits).numpy() 读取（它按步长取值）；"
+    "如果前面普通 Tensor 的检查也失败，先修那里",
+    "a non-contiguous view's elements are not in .data order: read it with "
+    "as_tensor(logits).numpy(), which follows the strides; if the checks on plain Tensors "
+    "above fail too, fix those first",
+)
+HINT_REPRO = (
+    "同样状态的生成器两次给出了不同的结果：随机数要全部来自 rng 参数，"
+    "找一找 np.random.*、random 模块或时间的用法",
+    "two generators in the same state gave different draws: every random number must come "
+    "from the rng argument; look for np.random.*, the random module or the clock",
+)
+HINT_T1_FREQ = (
+    "T = 1 时频率应当等于 softmax(logits)：打印你算出的概率，和报告里“期望概率”一列对照；"
+    "概率之和是 1 吗？一次 u = rng.random() 应当落在 [0, 总和) 里",
+    "at T = 1 the frequencies must match softmax(logits): print the probabilities you compute "
+    "and compare them with the 'expected' column; do they sum to 1? one u = rng.random() "
+    "must fall within [0, total)",
+)
+HINT_SHARP = (
+    "T 很小时分布应当变尖：logits / T 把差距拉大，最大的那个每次都被抽中。"
+    "若出现了别的下标，打印 T = 0.1 时你算出的概率",
+    "a small T must sharpen the distribution: logits / T spreads them apart, so the largest "
+    "comes out every time. If other indices appear, print the probabilities you compute at "
+    "T = 0.1",
+)
+HINT_OVERFLOW = (
+    "T = 1e-6 时 logits / T 极大：exp 会溢出成 inf，inf / inf 是 NaN；"
+    "打印这时的概率，看看是否有 inf 或 NaN",
+    "at T = 1e-6, logits / T is huge: exp overflows to inf and inf / inf is NaN; print the "
+    "probabilities there and look for inf or NaN",
+)
+HINT_T0_TIE = (
+    "T ≤ 0 就是贪心，而贪心在并列时取第一个：这里的答案与 sample_greedy([4, 4, 1]) 相同",
+    "T ≤ 0 is greedy, and greedy takes the first of equal maxima: the answer here is the same "
+    "as sample_greedy([4, 4, 1])",
+)
+HINT_SHAPE_FREQ = (
+    "频率应当服从 softmax(logits / T)：打印你在这个 T 下算出的概率，和“期望概率”一列对照；"
+    "这些调用共用同一个 logits Tensor，原地改动它的函数会越抽越偏",
+    "the frequencies must follow softmax(logits / T): print the probabilities you compute at "
+    "this T and compare them with the 'expected' column; these calls share one logits Tensor, "
+    "so a function that rescales it in place drifts from call to call",
+)
+HINT_CUT = (
+    "只有最大的 k 个下标能被抽到，而且它们之间仍按 softmax 的比例：数一数你的过滤留下了几个"
+    "（必须正好 k 个），再看留下的是否都有机会被抽到",
+    "only the k largest indices may come out, and among them in their softmax ratio: count how "
+    "many your cut keeps (exactly k), then check that every kept one can be drawn",
+)
+HINT_TIE_CUT = (
+    "logits 并列时也要正好留下 k 个：并列的值里，下标小的优先；数一数你的过滤留下了几个",
+    "exactly k survive even when logits tie: among tied values the lower indices go first; "
+    "count how many your cut keeps",
+)
+HINT_NO_CUT = (
+    "k ≤ 0 或 k ≥ V 表示不过滤：每个下标都保留它的 softmax 概率，抽样仍然是随机的",
+    "k ≤ 0 or k ≥ V means no filter: every index keeps its softmax probability, and the draw "
+    "stays random",
+)
+HINT_CUT_T = (
+    "过滤之后，留下的下标服从 softmax(留下的 logits / T)：T = 0.5 比例变尖，T = 3 变平；"
+    "检查温度是否真的传到了抽样那一步，以及它是怎样作用在 logits 上的",
+    "after the cut, the survivors follow softmax(survivors / T): sharper at T = 0.5, flatter at "
+    "T = 3; check that the temperature reaches the draw, and how it acts on the logits",
+)
+HINT_CUT_T0 = (
+    "过滤之后 T ≤ 0 就是在留下的下标里取贪心：每次都是最大 logit 的下标",
+    "after the cut, T ≤ 0 is greedy over the survivors: the index of the largest logit every time",
 )
 
 
@@ -122,6 +239,7 @@ def _ids(t: TestContext, values: list[Any], v: int) -> np.ndarray | None:
                     f"V = {v}，却返回了 {x!r}（{type(x).__name__}）",
                     f"V = {v}, but a call returned {x!r} ({type(x).__name__})",
                 ),
+                hint=HINT_INDEX,
             )
             return None
     return np.asarray(values, dtype=np.int64)
@@ -142,7 +260,12 @@ def proportions(
 ) -> bool:
     """Each index's frequency within SIGMAS binomial standard deviations of its probability."""
     if got is None:
-        return t.check(name, False, tr("返回值不是合法的下标", "the draws are not valid indices"))
+        return t.check(
+            name,
+            False,
+            tr("返回值不是合法的下标", "the draws are not valid indices"),
+            hint=HINT_INDEX,
+        )
     n = got.size
     freq = np.bincount(got, minlength=probs.size) / n
     tol = SIGMAS * np.sqrt(probs * (1 - probs) / n) + np.where(probs % 1 > 0, SLACK / n, 0.0)
@@ -174,22 +297,25 @@ def reproducible(t: TestContext, fn: str, args: tuple[Any, ...], seed: int) -> N
             "the same generator state gives the same draw (40 seeds, each twice)",
         ),
         runs[0] == runs[1],
-        tr(
-            f"第一轮 {runs[0][:12]}…，第二轮 {runs[1][:12]}…：随机性要全部来自 rng 参数，"
-            "不要用 np.random.*、random 模块或时间",
-            f"first sweep {runs[0][:12]}…, second {runs[1][:12]}…: all randomness must come "
-            "from the rng argument, not np.random.*, the random module or the clock",
+        tr(  # no draws quoted: they differ from run to run, and so would the message
+            "同样的 40 个种子抽了两轮，两轮的结果不一样：随机性要全部来自 rng 参数",
+            "two sweeps over the same 40 seeds gave different draws: all randomness must come "
+            "from the rng argument",
         ),
+        hint=HINT_REPRO,
     )
 
 
 def input_rules(t: TestContext, fn: str, extra: tuple[Any, ...]) -> None:
     """Logits left unchanged; NaN and empty logits raise ValueError; ndarray accepted."""
     values = [1.0, 5.0, 2.0, 4.0, 0.0]
-    rng = np.random.default_rng(8)
+    rng = Seeded((8,))  # sent as its seed: a failing call reads `default_rng([8])`
     call = t.call(fn, logits_of(values), *extra, rng)
     t.unchanged(
-        ("logits 没有被修改", "the logits are left unchanged"), np.array(values, F32), call.args[0]
+        ("logits 没有被修改", "the logits are left unchanged"),
+        np.array(values, F32),
+        call.args[0],
+        hint=HINT_UNCHANGED,
     )
     t.raises(
         ("logits 含 NaN → ValueError", "logits holding NaN → ValueError"),
@@ -198,6 +324,7 @@ def input_rules(t: TestContext, fn: str, extra: tuple[Any, ...]) -> None:
         logits_of([1.0, float("nan"), 2.0]),
         *extra,
         rng,
+        hint=HINT_NAN,
     )
     t.raises(
         ("空的 logits → ValueError", "empty logits → ValueError"),
@@ -206,21 +333,31 @@ def input_rules(t: TestContext, fn: str, extra: tuple[Any, ...]) -> None:
         logits_of([]),
         *extra,
         rng,
+        hint=HINT_EMPTY,
     )
     name = ("接受 numpy 数组", "accepts a numpy array")
-    if out := t.returns(name, fn, np.array([0.0, 0.0, 60.0, 0.0], F32), *extra, rng):
-        t.equal(name, out.value, 2)  # p(2) > 1 - 1e-36 at T = 0.7
+    if out := t.returns(
+        name, fn, np.array([0.0, 0.0, 60.0, 0.0], F32), *extra, rng, hint=HINT_NDARRAY
+    ):
+        t.equal(name, out.value, 2, hint=HINT_NDARRAY)  # p(2) > 1 - 1e-36 at T = 0.7
     name = ("logits 是非连续视图时也对", "correct when the logits are a non-contiguous view")
-    if out := t.returns(name, fn, strided(np.array([0.0, 60.0, 0.0, 0.0], F32)), *extra, rng):
-        t.equal(name, out.value, 1)  # p(1) > 1 - 1e-36 at T = 0.7
+    if out := t.returns(
+        name, fn, strided(np.array([0.0, 60.0, 0.0, 0.0], F32)), *extra, rng, hint=HINT_VIEW
+    ):
+        t.equal(name, out.value, 1, hint=HINT_VIEW)  # p(1) > 1 - 1e-36 at T = 0.7
 
 
 @lab.test("sample_greedy：第一个最大值", "sample_greedy: the first maximum", hint=HINT_GREEDY)
 def greedy_first_max(t: TestContext) -> None:
     out = t.call("sample_greedy", logits_of([1, 2, 5, 7, 3])).value
-    t.equal(("[1, 2, 5, 7, 3] → 3", "[1, 2, 5, 7, 3] → 3"), out, 3)
+    t.equal(("[1, 2, 5, 7, 3] → 3", "[1, 2, 5, 7, 3] → 3"), out, 3, hint=HINT_ARGMAX)
     out = t.call("sample_greedy", logits_of([4, 4, 4])).value
-    t.equal(("并列 [4, 4, 4] → 0（第一个）", "tie [4, 4, 4] → 0 (the first)"), out, 0)
+    t.equal(
+        ("并列 [4, 4, 4] → 0（第一个）", "tie [4, 4, 4] → 0 (the first)"),
+        out,
+        0,
+        hint=HINT_FIRST_TIE,
+    )
     out = t.call("sample_greedy", logits_of([0.5, 1.5, 0.5, 1.5])).value
     t.equal(
         (
@@ -229,11 +366,14 @@ def greedy_first_max(t: TestContext) -> None:
         ),
         out,
         1,
+        hint=HINT_FIRST_TIE,
     )
     out = t.call("sample_greedy", logits_of([-3.0, -1.0, -2.0])).value
-    t.equal(("全是负数：[-3, -1, -2] → 1", "all negative: [-3, -1, -2] → 1"), out, 1)
+    t.equal(("全是负数：[-3, -1, -2] → 1", "all negative: [-3, -1, -2] → 1"), out, 1,
+            hint=HINT_NEGATIVE)  # fmt: skip
     out = t.call("sample_greedy", logits_of([-np.inf, 2.0, 9.0])).value
-    t.equal(("含 -inf：[-inf, 2, 9] → 2", "with -inf: [-inf, 2, 9] → 2"), out, 2)
+    t.equal(("含 -inf：[-inf, 2, 9] → 2", "with -inf: [-inf, 2, 9] → 2"), out, 2,
+            hint=HINT_NEG_INF)  # fmt: skip
 
 
 @lab.test("sample_greedy：输入规则", "sample_greedy: input rules", hint=HINT_RULES)
@@ -241,26 +381,33 @@ def greedy_rules(t: TestContext) -> None:
     values = [1.0, 3.0, 2.0]
     call = t.call("sample_greedy", logits_of(values))
     t.unchanged(
-        ("logits 没有被修改", "the logits are left unchanged"), np.array(values, F32), call.args[0]
+        ("logits 没有被修改", "the logits are left unchanged"),
+        np.array(values, F32),
+        call.args[0],
+        hint=HINT_UNCHANGED,
     )
     t.raises(
         ("logits 含 NaN → ValueError", "logits holding NaN → ValueError"),
         ValueError,
         "sample_greedy",
         logits_of([1.0, float("nan"), 2.0]),
+        hint=HINT_NAN,
     )
     t.raises(
         ("空的 logits → ValueError", "empty logits → ValueError"),
         ValueError,
         "sample_greedy",
         logits_of([]),
+        hint=HINT_EMPTY,
     )
     name = ("接受 numpy 数组", "accepts a numpy array")
-    if out := t.returns(name, "sample_greedy", np.array([0.0, 2.0, 1.0], F32)):
-        t.equal(name, out.value, 1)
+    if out := t.returns(name, "sample_greedy", np.array([0.0, 2.0, 1.0], F32), hint=HINT_NDARRAY):
+        t.equal(name, out.value, 1, hint=HINT_NDARRAY)
     name = ("logits 是非连续视图时也对", "correct when the logits are a non-contiguous view")
-    if out := t.returns(name, "sample_greedy", strided(np.array([0.0, 2.0, 1.0, 3.0], F32))):
-        t.equal(name, out.value, 3)
+    if out := t.returns(
+        name, "sample_greedy", strided(np.array([0.0, 2.0, 1.0, 3.0], F32)), hint=HINT_VIEW
+    ):
+        t.equal(name, out.value, 3, hint=HINT_VIEW)
 
 
 @lab.test(
@@ -279,6 +426,7 @@ def temperature_one(t: TestContext) -> None:
         ),
         got,
         softmax(x),
+        hint=HINT_T1_FREQ,
     )
 
 
@@ -299,7 +447,7 @@ def temperature_greedy(t: TestContext) -> None:
         ("T = 0.1：[0, 0, 0, 5, 0] 每次都是 3", "T = 0.1: [0, 0, 0, 5, 0] is 3 every time"),
         got,
         np.eye(5)[3],  # softmax([0, 0, 0, 5, 0] / 0.1)[3] = 1 - 8e-22
-        hint=HINT_SMALL_T,
+        hint=HINT_SHARP,
     )
     got = draws(t, "sample_temperature", (logits_of([0, 0, 0, 5, 0]), 1e-6), 100, 803)
     proportions(
@@ -307,9 +455,9 @@ def temperature_greedy(t: TestContext) -> None:
         ("T = 1e-6：没有溢出，每次都是 3", "T = 1e-6: no overflow, 3 every time"),
         got,
         np.eye(5)[3],
-        hint=HINT_SMALL_T,
+        hint=HINT_OVERFLOW,
     )
-    rng = np.random.default_rng(804)
+    rng = Seeded((804,))  # the draws do not matter here: T <= 0 is greedy
     out = t.call("sample_temperature", logits_of([1, 5, 2, 3]), 0.0, rng).value
     t.equal(("T = 0 → 贪心：[1, 5, 2, 3] → 1", "T = 0 → greedy: [1, 5, 2, 3] → 1"), out, 1,
             hint=HINT_T0)  # fmt: skip
@@ -317,7 +465,8 @@ def temperature_greedy(t: TestContext) -> None:
     t.equal(("T < 0 → 贪心：[1, 5, 2, 3] → 1", "T < 0 → greedy: [1, 5, 2, 3] → 1"), out, 1,
             hint=HINT_T0)  # fmt: skip
     out = t.call("sample_temperature", logits_of([4, 4, 1]), 0.0, rng).value
-    t.equal(("T = 0 且并列：[4, 4, 1] → 0", "T = 0 with a tie: [4, 4, 1] → 0"), out, 0)
+    t.equal(("T = 0 且并列：[4, 4, 1] → 0", "T = 0 with a tie: [4, 4, 1] → 0"), out, 0,
+            hint=HINT_T0_TIE)  # fmt: skip
 
 
 @lab.test(
@@ -336,6 +485,7 @@ def temperature_shape(t: TestContext) -> None:
         ),
         got,
         softmax(x, 2.0),
+        hint=HINT_SHAPE_FREQ,
     )
     x = [1.0, 2.0, 3.0, 4.0, 5.0]
     got = draws(t, "sample_temperature", (logits_of(x), 2.0), 2000, 806)
@@ -347,6 +497,7 @@ def temperature_shape(t: TestContext) -> None:
         ),
         got,
         softmax(x, 2.0),
+        hint=HINT_SHAPE_FREQ,
     )
     got = draws(t, "sample_temperature", (logits_of(x), 0.5), 2000, 807)
     proportions(
@@ -357,6 +508,7 @@ def temperature_shape(t: TestContext) -> None:
         ),
         got,
         softmax(x, 0.5),
+        hint=HINT_SHAPE_FREQ,
     )
 
 
@@ -388,6 +540,7 @@ def top_k_support(t: TestContext) -> None:
         ),
         got,
         want,
+        hint=HINT_CUT,
     )
     got = draws(t, "sample_top_k", (logits_of(x), 4, 1.0), 2000, 812)
     want = softmax(x) * (np.arange(5) != 4)
@@ -399,6 +552,7 @@ def top_k_support(t: TestContext) -> None:
         ),
         got,
         want / want.sum(),
+        hint=HINT_CUT,
     )
 
 
@@ -415,6 +569,7 @@ def top_k_ties(t: TestContext) -> None:
         ),
         got,
         np.array([0.5, 0.5, 0.0, 0.0]),
+        hint=HINT_TIE_CUT,
     )
     got = draws(t, "sample_top_k", (logits_of([0.0, 3.0, 1.0, 3.0]), 1, 1.0), 100, 814)
     proportions(
@@ -425,6 +580,7 @@ def top_k_ties(t: TestContext) -> None:
         ),
         got,
         np.eye(4)[1],
+        hint=HINT_TIE_CUT,
     )
 
 
@@ -445,6 +601,7 @@ def top_k_no_filter(t: TestContext) -> None:
             ),
             got,
             softmax(x),
+            hint=HINT_NO_CUT,
         )
 
 
@@ -466,6 +623,7 @@ def top_k_temperature(t: TestContext) -> None:
         ),
         got,
         want,
+        hint=HINT_CUT_T,
     )
     want[[1, 3]] = softmax([5.0, 4.0], 3.0)
     got = draws(t, "sample_top_k", (logits_of(x), 2, 3.0), 2000, 822)
@@ -477,6 +635,7 @@ def top_k_temperature(t: TestContext) -> None:
         ),
         got,
         want,
+        hint=HINT_CUT_T,
     )
     got = draws(t, "sample_top_k", (logits_of([1.0, 5.0, 2.0, 4.9, 0.0]), 3, 0.0), 100, 823)
     proportions(
@@ -487,6 +646,7 @@ def top_k_temperature(t: TestContext) -> None:
         ),
         got,
         np.eye(5)[1],
+        hint=HINT_CUT_T0,
     )
 
 

@@ -53,6 +53,153 @@ CORPUS = (
     "user: hmm...... ok!!!\nbot: ok...... see you!!!\n"
 )
 
+# -- the hints of single checks: what this failure means, where to look -------------------
+Hint = tuple[str, str]
+H_EVERY_POS = (
+    "(a, b) 从位置 0、2、4 开始，共 3 次：每个 i 都要看，一直看到最后一对 (tokens[-2], tokens[-1])",
+    "(a, b) starts at positions 0, 2 and 4, three times: look at every i, up to the last pair "
+    "(tokens[-2], tokens[-1])",
+)
+H_ODD_POS = (
+    "(5, 2) 从位置 1、3、5 开始：奇数位置上开始的对和偶数位置上的一样要数",
+    "(5, 2) starts at positions 1, 3 and 5: pairs that start at odd positions count like those "
+    "at even ones",
+)
+H_TIE_BYTES = (
+    "这 6 个字节出现两遍，有 5 个对都是 2 次：并列时赢的是在序列里最先出现的那一对（见并列的测试）",
+    "these 6 bytes come twice, so five pairs occur twice: on a tie the pair that appears first "
+    "in the sequence wins (see the test about ties)",
+)
+H_ONCE = (
+    "连最常见的一对也只出现 1 次时答案是 None：合并至少要 2 次才有好处",
+    "when even the most frequent pair occurs once, the answer is None: a merge needs a count "
+    "of at least 2",
+)
+H_EMPTY = (
+    "空序列没有任何对：在找最大值之前就返回 None",
+    "an empty sequence has no pairs: return None before looking for a maximum",
+)
+H_ONE_ID = (
+    "一个 id 没有相邻的 id，所以也没有对：和空序列一样返回 None",
+    "one id has no neighbour, so no pair either: None, as for the empty sequence",
+)
+H_ONCE_55 = (
+    "[5, 5] 里 (5, 5) 只有 1 次：次数 1 低于门槛 2",
+    "(5, 5) occurs once in [5, 5]: a count of 1 is below the threshold of 2",
+)
+H_ONCE_EACH = (
+    "(1, 2) 和 (2, 1) 各 1 次：最大次数是 1，所以是 None",
+    "(1, 2) and (2, 1) occur once each: the top count is 1, so None",
+)
+H_TIE_FIRST = (
+    "(1, 2) 和 (3, 4) 都是 2 次，(1, 2) 在序列里先出现，所以是它；在数完之后选，也不能被后来的"
+    "同样次数替换",
+    "(1, 2) and (3, 4) occur twice each and (1, 2) appears first, so it wins; choose after "
+    "counting, and let no later pair of the same count replace it",
+)
+H_TIE_REACH = (
+    "(1, 2) 先数到 2，但 (3, 4) 先出现：谁赢要等所有对都数完，再按第一次出现的先后定",
+    "(1, 2) reaches 2 first, but (3, 4) appears first: the winner is chosen once every pair is "
+    "counted, by first appearance",
+)
+H_TIE_VALUE = (
+    "(9, 8) 在 (1, 2) 之前出现：并列时对的数值大小不起作用",
+    "(9, 8) appears before (1, 2): on a tie the pairs' numeric order plays no part",
+)
+H_OVERLAP3 = (
+    '"aaa" 的两对在位置 0 和 1，彼此重叠：数的时候每个位置都看，(a, a) 是 2 次',
+    'the two pairs of "aaa" are at positions 0 and 1 and overlap: counting looks at every '
+    "position, so (a, a) occurs twice",
+)
+H_OVERLAP4 = (
+    '"aaaa" 里有三个互相重叠的 (a, a)：位置 0、1、2',
+    '"aaaa" holds three overlapping (a, a) pairs: at positions 0, 1 and 2',
+)
+H_OVERLAP_INNER = (
+    "(a, a) 在位置 1 和 2：长序列中间的重叠对也要数",
+    "(a, a) is at positions 1 and 2: overlapping pairs inside a longer sequence count too",
+)
+H_COUNT_INPUT = (
+    "bpe_count_pairs 只读 tokens：报告给出了调用后它变成的样子；要加或改什么，放进你自己的列表",
+    "bpe_count_pairs only reads tokens: the report shows what the list became after the call; "
+    "anything you add or change belongs in a list of your own",
+)
+H_MERGE_INPUT = (
+    "bpe_apply_merge 建一个新列表返回：调用者的 tokens 在调用后必须和之前一样"
+    "（报告给出了它变成的样子）",
+    "bpe_apply_merge builds and returns a new list: the caller's tokens must be as before the "
+    "call (the report shows what they became)",
+)
+H_MERGE_ALL = (
+    "每一个 (97, 98) 都变成 99：写下 new_id 之后，从这一对后面接着扫描",
+    "every (97, 98) becomes 99: after writing new_id the scan goes on after the pair",
+)
+H_TRAILING = (
+    "最后一个 id 没有搭档：它原样抄进结果",
+    "the last id has no partner: it is copied to the result as it is",
+)
+H_LAST_PAIR = (
+    "这一对可以在序列的最后：落在最后两个位置上的匹配也要替换",
+    "the pair may end the sequence: a match at the last two positions is replaced too",
+)
+H_ORDER = (
+    "对是有顺序的：只有 1 后面紧跟 2 才匹配 (1, 2)",
+    "pairs are ordered: only a 1 followed by a 2 matches (1, 2)",
+)
+H_NO_MATCH = (
+    "这里没有相邻的 (1, 2)：每个 id 都按原来的顺序原样回来，一个也不少",
+    "there is no adjacent (1, 2) here: every id comes back unchanged, in order, none missing",
+)
+H_RUN3 = (
+    '连续重复时最左边的一对先合并，它的两个 id 就用掉了："aaa" 剩下的那个 a 照抄',
+    'in a run the leftmost pair merges first and uses up its two ids: the a left over in "aaa" '
+    "is copied",
+)
+H_RUN4 = (
+    '"aaaa" 是两对互不重叠的 (a, a)：结果是两个 new_id',
+    '"aaaa" is two pairs (a, a) that do not overlap: the result is two new ids',
+)
+H_RUN5 = (
+    '"aaaaa"：从左往右两对合并，最后剩一个 a 照抄',
+    '"aaaaa": two pairs merge from the left, and the one a left at the end is copied',
+)
+H_RUN_INNER = (
+    'b 之间的 aaa 和单独的 "aaa" 一样从左边开始合并，两头的 b 照抄',
+    "the aaa between the b's merges from its left like \"aaa\" alone, and both b's are copied",
+)
+H_MERGE_EMPTY = (
+    "空列表得到空列表：扫描要在读 tokens[i] 之前先看 i 是否还在范围内",
+    "an empty list gives an empty list: the scan tests the index before it reads tokens[i]",
+)
+H_MERGE_ONE = (
+    "一个 id 没有对：它被抄进结果，不能丢",
+    "one id has no pair: it is copied to the result, not dropped",
+)
+H_MERGE_PAIR = (
+    "整个序列可以恰好就是这一对：结果只有 new_id",
+    "the whole sequence may be exactly the pair: the result is new_id alone",
+)
+H_MERGE_TUPLE = (
+    "tokens 也可以是元组：下标和 len() 对它一样有效，返回的是一个新 list",
+    "tokens may be a tuple: indexing and len() work on it the same way, and the result is a new "
+    "list",
+)
+H_COUNT_TUPLE = (
+    "元组 (1, 2, 3, 1, 2) 里 (1, 2) 有 2 次：像列表一样按下标读，不要改它，也不要往上拼东西",
+    "the tuple (1, 2, 3, 1, 2) holds (1, 2) twice: read it by index like a list, without "
+    "changing or extending it",
+)
+H_LOOP_MERGES = (
+    "报告写出了第一个出错的步骤和函数：用那一步的输入（前面几次合并之后的 id）单独调用它看看",
+    "the report names the first step and function that went wrong: call that function on the "
+    "input of that step (the ids after the earlier merges) by itself",
+)
+H_LOOP_IDS = (
+    "最终序列由合并列表决定：合并列表不对时先修它；否则比较报告里的两个长度",
+    "the final sequence follows from the merges: if the merge list differs fix that first; "
+    "otherwise compare the two lengths in the report",
+)
+
 
 def ids_of(text: str) -> list[int]:
     return BYTES.encode(text)
@@ -90,7 +237,7 @@ def short(x: Any, n: int = 100) -> str:
 class Changed(list[str]):
     """The inputs that a test's calls modified; `report` records one check for all."""
 
-    def report(self, t: TestContext) -> None:
+    def report(self, t: TestContext, hint: Hint) -> None:
         t.check(
             ("每次调用后输入都没有被修改", "every call left its input unchanged"),
             not self,
@@ -99,13 +246,20 @@ class Changed(list[str]):
                 "these inputs were modified (return a new list, leave tokens alone): "
                 + "; ".join(self[:3]),
             ),
+            hint=hint,
         )
 
 
 def check_count(
-    t: TestContext, label: tuple[str, str], tokens: Sequence[int], want: Counted, changed: Changed
+    t: TestContext,
+    label: tuple[str, str],
+    tokens: Sequence[int],
+    want: Counted,
+    changed: Changed,
+    hint: Hint,
 ) -> None:
-    """One check: bpe_count_pairs(tokens) == want; a modified input goes to `changed`."""
+    """One check: bpe_count_pairs(tokens) == want (`hint` says what the case is about); a
+    modified input goes to `changed`."""
     call = t.call("bpe_count_pairs", list(tokens))
     ok, got = as_counted(call.value)
     detail = (
@@ -116,7 +270,7 @@ def check_count(
             f"must return ((first, second), count) or None, got {short(call.value)}",
         )
     )
-    t.check(label, ok and got == want, detail)
+    t.check(label, ok and got == want, detail, hint=hint)
     if call.args[0] != list(tokens):
         changed.append(f"{short(list(tokens), 40)} → {short(call.args[0], 40)}")
 
@@ -128,8 +282,10 @@ def check_merge(
     pair: Pair,
     want: list[int],
     changed: Changed,
+    hint: Hint,
 ) -> None:
-    """One check: bpe_apply_merge(tokens, pair, 99) == want; a modified input to `changed`."""
+    """One check: bpe_apply_merge(tokens, pair, 99) == want (`hint` says what the case is
+    about); a modified input to `changed`."""
     call = t.call("bpe_apply_merge", list(tokens), pair, 99)
     got = as_ids(call.value)
     detail = (
@@ -140,23 +296,25 @@ def check_merge(
             f"must return a list of ints, got {short(call.value)}",
         )
     )
-    t.check(label, got == want, detail)
+    t.check(label, got == want, detail, hint=hint)
     if call.args[0] != list(tokens):
         changed.append(f"{short(list(tokens), 40)} → {short(call.args[0], 40)}")
 
 
-def counts(t: TestContext, cases: list[tuple[str, str, Sequence[int], Counted]]) -> None:
+def counts(t: TestContext, cases: list[tuple[str, str, Sequence[int], Counted, Hint]]) -> None:
     changed = Changed()
-    for zh, en, tokens, want in cases:
-        check_count(t, (zh, en), tokens, want, changed)
-    changed.report(t)
+    for zh, en, tokens, want, hint in cases:
+        check_count(t, (zh, en), tokens, want, changed, hint)
+    changed.report(t, H_COUNT_INPUT)
 
 
-def merges(t: TestContext, cases: list[tuple[str, str, Sequence[int], Pair, list[int]]]) -> None:
+def merges(
+    t: TestContext, cases: list[tuple[str, str, Sequence[int], Pair, list[int], Hint]]
+) -> None:
     changed = Changed()
-    for zh, en, tokens, pair, want in cases:
-        check_merge(t, (zh, en), tokens, pair, want, changed)
-    changed.report(t)
+    for zh, en, tokens, pair, want, hint in cases:
+        check_merge(t, (zh, en), tokens, pair, want, changed, hint)
+    changed.report(t, H_MERGE_INPUT)
 
 
 @lab.test(
@@ -184,18 +342,26 @@ def count_basic(t: TestContext) -> None:
     counts(
         t,
         [
-            ('"ababab" → ((97, 98), 3)', '"ababab" → ((97, 98), 3)', b"ababab", ((97, 98), 3)),
+            (
+                '"ababab" → ((97, 98), 3)',
+                '"ababab" → ((97, 98), 3)',
+                b"ababab",
+                ((97, 98), 3),
+                H_EVERY_POS,
+            ),
             (
                 "[1, 5, 2, 5, 2, 5, 2, 9] → ((5, 2), 3)",
                 "[1, 5, 2, 5, 2, 5, 2, 9] → ((5, 2), 3)",
                 [1, 5, 2, 5, 2, 5, 2, 9],
                 ((5, 2), 3),
+                H_ODD_POS,
             ),
             (  # e4 bd a0 e5 a5 bd, twice: five pairs tie at 2
                 '"你好你好" 的字节 id → ((232, 193), 2)',
                 'byte ids of "你好你好" → ((232, 193), 2)',
                 ids_of("你好你好"),
                 ((232, 193), 2),
+                H_TIE_BYTES,
             ),
         ],
     )
@@ -225,15 +391,23 @@ def count_none(t: TestContext) -> None:
                 '"abcde": every pair occurs once → None',
                 b"abcde",
                 None,
+                H_ONCE,
             ),
-            ("空序列 → None", "an empty sequence → None", [], None),
-            ("只有 1 个 id → None", "a single id → None", [5], None),
-            ("[5, 5]：(5, 5) 只出现一次 → None", "[5, 5]: (5, 5) occurs once → None", [5, 5], None),
+            ("空序列 → None", "an empty sequence → None", [], None, H_EMPTY),
+            ("只有 1 个 id → None", "a single id → None", [5], None, H_ONE_ID),
+            (
+                "[5, 5]：(5, 5) 只出现一次 → None",
+                "[5, 5]: (5, 5) occurs once → None",
+                [5, 5],
+                None,
+                H_ONCE_55,
+            ),
             (
                 "[1, 2, 1]：(1, 2) 和 (2, 1) 各一次 → None",
                 "[1, 2, 1]: (1, 2) and (2, 1) once each → None",
                 [1, 2, 1],
                 None,
+                H_ONCE_EACH,
             ),
         ],
     )
@@ -264,18 +438,21 @@ def count_ties(t: TestContext) -> None:
                 "[1, 2, 5, 3, 4, 1, 2, 3, 4]: (1, 2) comes first",
                 [1, 2, 5, 3, 4, 1, 2, 3, 4],
                 ((1, 2), 2),
+                H_TIE_FIRST,
             ),
             (
                 "[3, 4, 1, 2, 1, 2, 3, 4]：(3, 4) 先出现，虽然 (1, 2) 先数到 2",
                 "[3, 4, 1, 2, 1, 2, 3, 4]: (3, 4) comes first, though (1, 2) reaches 2 sooner",
                 [3, 4, 1, 2, 1, 2, 3, 4],
                 ((3, 4), 2),
+                H_TIE_REACH,
             ),
             (
                 "[9, 8, 1, 2, 9, 8, 1, 2]：不是数值更小的 (1, 2)",
                 "[9, 8, 1, 2, 9, 8, 1, 2]: not the smaller (1, 2)",
                 [9, 8, 1, 2, 9, 8, 1, 2],
                 ((9, 8), 2),
+                H_TIE_VALUE,
             ),
         ],
     )
@@ -299,9 +476,21 @@ def count_overlap(t: TestContext) -> None:
     counts(
         t,
         [
-            ('"aaa" → ((97, 97), 2)', '"aaa" → ((97, 97), 2)', b"aaa", ((97, 97), 2)),
-            ('"aaaa" → ((97, 97), 3)', '"aaaa" → ((97, 97), 3)', b"aaaa", ((97, 97), 3)),
-            ('"baaab" → ((97, 97), 2)', '"baaab" → ((97, 97), 2)', b"baaab", ((97, 97), 2)),
+            ('"aaa" → ((97, 97), 2)', '"aaa" → ((97, 97), 2)', b"aaa", ((97, 97), 2), H_OVERLAP3),
+            (
+                '"aaaa" → ((97, 97), 3)',
+                '"aaaa" → ((97, 97), 3)',
+                b"aaaa",
+                ((97, 97), 3),
+                H_OVERLAP4,
+            ),
+            (
+                '"baaab" → ((97, 97), 2)',
+                '"baaab" → ((97, 97), 2)',
+                b"baaab",
+                ((97, 97), 2),
+                H_OVERLAP_INNER,
+            ),
         ],
     )
 
@@ -334,6 +523,7 @@ def merge_basic(t: TestContext) -> None:
                 b"ababab",
                 (97, 98),
                 [99, 99, 99],
+                H_MERGE_ALL,
             ),
             (
                 "[1, 2, 1, 2, 1]：末尾落单的 1 照抄",
@@ -341,6 +531,7 @@ def merge_basic(t: TestContext) -> None:
                 [1, 2, 1, 2, 1],
                 (1, 2),
                 [99, 99, 1],
+                H_TRAILING,
             ),
             (
                 "[3, 1, 2]：最后一对也替换",
@@ -348,6 +539,7 @@ def merge_basic(t: TestContext) -> None:
                 [3, 1, 2],
                 (1, 2),
                 [3, 99],
+                H_LAST_PAIR,
             ),
             (
                 "[2, 1, 5, 1, 2]：(1, 2) 不匹配 2, 1",
@@ -355,6 +547,7 @@ def merge_basic(t: TestContext) -> None:
                 [2, 1, 5, 1, 2],
                 (1, 2),
                 [2, 1, 5, 99],
+                H_ORDER,
             ),
             (
                 "[4, 1, 6, 2, 1]：不相邻不算",
@@ -362,6 +555,7 @@ def merge_basic(t: TestContext) -> None:
                 [4, 1, 6, 2, 1],
                 (1, 2),
                 [4, 1, 6, 2, 1],
+                H_NO_MATCH,
             ),
         ],
     )
@@ -388,15 +582,23 @@ def merge_overlap(t: TestContext) -> None:
     merges(
         t,
         [
-            ('"aaa" → [99, 97]', '"aaa" → [99, 97]', b"aaa", (a, a), [99, a]),
-            ('"aaaa" → [99, 99]', '"aaaa" → [99, 99]', b"aaaa", (a, a), [99, 99]),
-            ('"aaaaa" → [99, 99, 97]', '"aaaaa" → [99, 99, 97]', b"aaaaa", (a, a), [99, 99, a]),
+            ('"aaa" → [99, 97]', '"aaa" → [99, 97]', b"aaa", (a, a), [99, a], H_RUN3),
+            ('"aaaa" → [99, 99]', '"aaaa" → [99, 99]', b"aaaa", (a, a), [99, 99], H_RUN4),
+            (
+                '"aaaaa" → [99, 99, 97]',
+                '"aaaaa" → [99, 99, 97]',
+                b"aaaaa",
+                (a, a),
+                [99, 99, a],
+                H_RUN5,
+            ),
             (
                 '"baaab" → [98, 99, 97, 98]',
                 '"baaab" → [98, 99, 97, 98]',
                 b"baaab",
                 (a, a),
                 [98, 99, a, 98],
+                H_RUN_INNER,
             ),
         ],
     )
@@ -420,16 +622,16 @@ def merge_edges(t: TestContext) -> None:
     merges(
         t,
         [
-            ("[] → []", "[] → []", [], (1, 2), []),
-            ("[7] → [7]", "[7] → [7]", [7], (7, 7), [7]),
-            ("[1, 2] → [99]", "[1, 2] → [99]", [1, 2], (1, 2), [99]),
+            ("[] → []", "[] → []", [], (1, 2), [], H_MERGE_EMPTY),
+            ("[7] → [7]", "[7] → [7]", [7], (7, 7), [7], H_MERGE_ONE),
+            ("[1, 2] → [99]", "[1, 2] → [99]", [1, 2], (1, 2), [99], H_MERGE_PAIR),
         ],
     )
     name = ("tokens 是元组 (1, 2, 3, 1, 2) 也能用", "tokens as a tuple (1, 2, 3, 1, 2) works")
     if call := t.returns(name, "bpe_apply_merge", (1, 2, 3, 1, 2), (1, 2), 99):
         got = short(call.value)
         detail = tr(f"期望 [99, 3, 99]，实际 {got}", f"expected [99, 3, 99], got {got}")
-        t.check(name, as_ids(call.value) == [99, 3, 99], detail)
+        t.check(name, as_ids(call.value) == [99, 3, 99], detail, hint=H_MERGE_TUPLE)
     name = (
         "bpe_count_pairs 对元组 (1, 2, 3, 1, 2) 也数得对",
         "bpe_count_pairs counts a tuple (1, 2, 3, 1, 2) right too",
@@ -437,7 +639,7 @@ def merge_edges(t: TestContext) -> None:
     if call := t.returns(name, "bpe_count_pairs", (1, 2, 3, 1, 2)):
         got = short(call.value)
         detail = tr(f"期望 ((1, 2), 2)，实际 {got}", f"expected ((1, 2), 2), got {got}")
-        t.check(name, as_counted(call.value) == (True, ((1, 2), 2)), detail)
+        t.check(name, as_counted(call.value) == (True, ((1, 2), 2)), detail, hint=H_COUNT_TUPLE)
 
 
 def run_loop(t: TestContext, text: str, n: int) -> tuple[list[Pair], list[int], Text | None]:
@@ -498,6 +700,7 @@ def check_loop(t: TestContext, text: str, n: int, what: Text) -> None:
         ),
         problem is None and merges == ref.merges,
         problem,
+        hint=H_LOOP_MERGES,
     )
     t.check(
         tr(
@@ -508,6 +711,7 @@ def check_loop(t: TestContext, text: str, n: int, what: Text) -> None:
         problem is None and ids == want,
         problem
         or tr(f"长度 {len(ids)}，期望 {len(want)}", f"length {len(ids)}, expected {len(want)}"),
+        hint=H_LOOP_IDS,
     )
 
 

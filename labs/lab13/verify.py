@@ -58,6 +58,149 @@ CHAT_REPLY_TOKENS = 32  # chat_loop's reply limit (MAX_NEW_TOKENS in student.py)
 TIMEOUT = 30.0  # loading the model and a few dozen forward passes, on a busy machine
 
 
+# -- the hints of single checks: what this failure means, where to look -------------------
+Hint = tuple[str, str]
+H_BOS = (
+    "提示词的 id 以 BOS（id 2）开头：分词器在你要求时会把它放在最前面",
+    "the prompt's ids start with BOS (id 2): the tokenizer puts it first when asked to",
+)
+H_NO_EOS = (
+    "EOS（id 3）是一段写完的文字的结尾；提示词停在回复要开始的地方，所以哪里都不该有 EOS",
+    "EOS (id 3) closes a finished text; the prompt stops where the reply is to begin, so no EOS "
+    "anywhere",
+)
+H_PROMPT_IDS = (
+    "对照报告里期望和实际的 piece：期望的那串在用户文字两边有对话标签、最前面有 BOS；"
+    "少了或多了哪些？",
+    "compare the pieces in the report: the expected ones have the chat tags around the user's "
+    "text and BOS in front; which pieces are missing or extra?",
+)
+H_NOT_STR = (
+    "user_input 不是 str 时抛 TypeError：在任何东西把它变成文字之前，自己先检查类型",
+    "a user_input that is not a str raises TypeError: check its type yourself, before anything "
+    "turns it into text",
+)
+H_ROUND_TRIP = (
+    "文字要原样回来：看报告里实际的文字从哪里开始不同，是结尾少了，还是某个字变成了 �",
+    "the text must come back exactly: see where the text you got first differs, a missing end "
+    "or a character shown as �",
+)
+H_SPECIALS = (
+    "特殊 id（BOS、EOS、PAD，和 <|user|>、<|assistant|> 这些对话标签）不是文字：解码后它们消失，"
+    "它们之间的换行留着",
+    "special ids (BOS, EOS, PAD and the chat tags <|user|>, <|assistant|>) are not text: they "
+    "vanish from the decoded string, the newlines between them stay",
+)
+H_IDS_INPUT = (
+    "chat_decode 只读 token_ids：调用者的列表在调用后必须和之前一样",
+    "chat_decode only reads token_ids: the caller's list must be as it was before the call",
+)
+H_BAD_ID = (
+    "每个 id 都要看到，最后一个也是：≥ 词表大小的 id 要报 ValueError，不能悄悄跳过",
+    "every id is looked at, the last one too: an id ≥ the vocabulary size raises ValueError, "
+    "never skipped silently",
+)
+H_REPLY = (
+    "回复和框架对同一提示词的贪心回复不同：看它从哪里开始走样。第一个字就错，多半是提示词或屏蔽；"
+    "开头对、后面乱，多半是缓存里的位置（下一个测试指出是哪一步）",
+    "the reply differs from the framework's greedy reply to the same prompt: see where it goes "
+    "wrong. A wrong first token points at the prompt or the mask; a good start and garbage "
+    "after it, at positions in the cache (the next test names the step)",
+)
+H_CACHE_CALLS = (
+    "报告写出了第几次 forward 不合规矩：第 1 次是整段提示词、start_pos 0；之后每次 1 个 id，"
+    "位置紧接上一个，始终是同一个 KVCache",
+    "the report names the forward call that broke the pattern: call 1 is the whole prompt at "
+    "start_pos 0, then each call one id at the position right after the last, always the same "
+    "KVCache",
+)
+H_CACHE_LOGITS = (
+    "这一步的 logits 和对同一序列整段 forward 的不同：这一步的 start_pos 或缓存里的行，和模型"
+    "应当看到的序列对不上",
+    "this step's logits differ from a full forward over the same sequence: the start_pos of "
+    "the step, or the rows in the cache, do not match the sequence the model should see",
+)
+H_LIMIT = (
+    "max_new_tokens=n 时回复最多 n 个 id：遇到停止的 id 可以更早结束，但不能更长；n=0 一步也不走",
+    "max_new_tokens=n allows at most n ids in the reply: a stop id may end it sooner, never "
+    "later; n=0 takes no step at all",
+)
+H_STOP_END = (
+    "回复在模型写出的第一个停止 id 处结束：这个 id 和它后面的都不属于回复",
+    "the reply ends at the first stop id the model writes: that id and anything after it are "
+    "not part of the reply",
+)
+H_STOP_EOS = (
+    "这个模型在课程模型写 <|end|> 的地方写的是 EOS：两个 id 都结束回复",
+    "this model writes EOS where the course model writes <|end|>: both ids end the reply",
+)
+H_KNOWN_GREEDY = (
+    "这个模型最大的 logits 属于 PAD、UNK 和词表以外的 id：就算贪心，它们也一个都不能选",
+    "this model's largest logits belong to PAD, UNK and ids past the tokenizer's vocabulary: "
+    "none of them may be chosen, even greedily",
+)
+H_KNOWN_SAMPLE = (
+    "采样只在分词器认识的 id 里抽：不认识的 id 在抽之前概率就要是 0",
+    "sampling draws only among the ids the tokenizer knows: the unknown ones must have "
+    "probability 0 before the draw",
+)
+H_KNOWN_TOP_K = (
+    "top_k=2 留下的是最可能的 2 个“认识的” id：不认识的 id 要在 top-k 选之前就去掉",
+    "top_k=2 keeps the 2 most likely ids that the tokenizer knows: the unknown ids are removed "
+    "before top-k chooses",
+)
+H_RNG = (
+    "每一次随机抽取都来自参数 rng：同一个 seed 必须给出同一个回复；不要用 np.random 或 random",
+    "every random draw comes from the rng argument: the same seed must give the same reply; no "
+    "np.random, no random",
+)
+H_TRUNC_REPLY = (
+    "提示词比剩下的位置（max_seq_len - max_new_tokens）长时，丢掉最前面的 id："
+    "回复要等于框架对留下的那一段的回复",
+    "a prompt longer than the room left (max_seq_len - max_new_tokens) loses its oldest ids: "
+    "the reply must equal the framework's for the tail that is kept",
+)
+H_TRUNC_PREFILL = (
+    "prefill 恰好拿到提示词最后的 max_seq_len - max_new_tokens 个 id：报告写出了它实际拿到几个",
+    "the prefill gets exactly the last max_seq_len - max_new_tokens ids of the prompt: the "
+    "report says how many it got",
+)
+H_TURNS = (
+    "返回值数的是回答过的轮数，也就是得到一行 Bot: 的行；空行和 /quit 不算一轮",
+    "the return value counts the turns answered, the lines that got a Bot: line; empty lines "
+    "and /quit are no turns",
+)
+H_ASKED = (
+    "每一行被回答的输入，都以它去掉首尾空白后的文字的对话提示词交给模型：报告列出了哪些提示词"
+    "没有一次 forward 收到",
+    "each answered line reaches the model as the chat prompt of its text without surrounding "
+    "whitespace: the report lists the prompts no forward call got",
+)
+H_BOT_LINES = (
+    '每行被回答的输入在 stdout 里得到一行 "Bot: <回复>"，回复是 chat_one_turn 对去掉空白的行'
+    "（MAX_NEW_TOKENS、贪心）给出的",
+    'each answered line gets one line "Bot: <reply>" in stdout, the reply being chat_one_turn\'s '
+    "for the stripped line (MAX_NEW_TOKENS, greedy)",
+)
+H_TRANSCRIPT = (
+    'stdout 要和终端上的一次对话一模一样：每次读之前一个 "> "（最后那次也要），回显的输入，'
+    "每次回答一行 Bot:，别的都不写；从头对照期望和实际",
+    'stdout must read like the terminal session: "> " before every read (the last one too), '
+    "the echoed input and one Bot: line per answer, nothing else; compare expected and got "
+    "from the start",
+)
+H_NO_PRINT = (
+    "所有输出都写进参数 stdout：print() 和 input() 写到的是真正的终端，检查读不到",
+    "everything goes to the stdout argument: print() and input() write to the real terminal, "
+    "which the checks do not read",
+)
+H_EMPTY_STDIN = (
+    '空的 stdin 在那次读到 EOF 的读取之前也要先得到 "> "；然后循环结束，返回 0',
+    'an empty stdin still gets its "> " before the read that finds EOF; then the loop ends '
+    "and returns 0",
+)
+
+
 @cache
 def shipped() -> tuple[GPTModel, BPETokenizer]:
     """The course's model, loaded once in the grader (the sandbox loads its own)."""
@@ -114,11 +257,12 @@ def sandbox_pair(t: TestContext) -> tuple[Any, Any]:
     return model, tok
 
 
-def same_reply(t: TestContext, name: tuple[str, str], got: Any, want: str) -> bool:
+def same_reply(t: TestContext, name: tuple[str, str], got: Any, want: str, hint: Hint) -> bool:
     return t.check(
         name,
         got == want,
         tr(f"期望 {show(want)}\n实际 {show(got)}", f"expected {show(want)}\ngot      {show(got)}"),
+        hint=hint,
     )
 
 
@@ -147,11 +291,13 @@ def tokenize_prompt(t: TestContext) -> None:
         ("第一个 id 是 BOS (2)", "the first id is BOS (2)"),
         ids is not None and ids[:1] == [2],
         tr(f"实际 {show(ids)}", f"got {show(ids)}"),
+        hint=H_BOS,
     )
     t.check(
         ("没有 EOS (3)", "no EOS (3)"),
         ids is not None and tok.eos_id not in ids,
         tr(f"实际 {show(ids)}", f"got {show(ids)}"),
+        hint=H_NO_EOS,
     )
     for text in ("hi", "你好", "3+4=?", "what is attention?"):
         ids = as_ids(t.call("chat_tokenize", tok_h, text).value)
@@ -168,6 +314,7 @@ def tokenize_prompt(t: TestContext) -> None:
                 f"期望 {tok.pieces(want)}\n实际 {show(got, 300)}",
                 f"expected {tok.pieces(want)}\ngot      {show(got, 300)}",
             ),
+            hint=H_PROMPT_IDS,
         )
     t.raises(
         ("输入不是 str → TypeError", "input not a str → TypeError"),
@@ -175,6 +322,7 @@ def tokenize_prompt(t: TestContext) -> None:
         "chat_tokenize",
         tok_h,
         42,
+        hint=H_NOT_STR,
     )
 
 
@@ -204,13 +352,14 @@ def decode_text(t: TestContext) -> None:
         ids = tok.encode(text)
         call = t.call("chat_decode", tok_h, ids)
         name = (f"{text!r}（{len(ids)} 个 id）往返不变", f"{text!r} ({len(ids)} ids) round-trips")
-        same_reply(t, name, call.value, text)
+        same_reply(t, name, call.value, text, H_ROUND_TRIP)
         if call.args[1] != ids:
             changed.append(text)
     t.check(
         ("输入的 id 列表没有被修改", "the lists of ids were not modified"),
         not changed,
         tr(f"这些文本的 id 被改了：{changed}", f"the ids of these texts changed: {changed}"),
+        hint=H_IDS_INPUT,
     )
     specials = (2, *tok.encode("<|user|>\nhi\n<|assistant|>\nyo"), 3, 0)
     call = t.call("chat_decode", tok_h, specials)
@@ -219,6 +368,7 @@ def decode_text(t: TestContext) -> None:
         ("BOS、标签、EOS、PAD 都丢掉（元组输入）", "BOS, tags, EOS, PAD dropped (a tuple of ids)"),
         call.value,
         "\nhi\n\nyo",
+        H_SPECIALS,
     )
     t.raises(
         ("超出词表的 id → ValueError", "an id outside the vocabulary → ValueError"),
@@ -226,6 +376,7 @@ def decode_text(t: TestContext) -> None:
         "chat_decode",
         tok_h,
         [2, tok.vocab_size + 5],
+        hint=H_BAD_ID,
     )
 
 
@@ -268,7 +419,7 @@ def one_turn_replies(t: TestContext) -> None:
     for text in GREETINGS:
         want = reference(text)
         call = t.call("chat_one_turn", model_h, tok_h, text, CHAT_REPLY_TOKENS, greedy_rng())
-        same_reply(t, (f"{text!r} → {want!r}", f"{text!r} → {want!r}"), call.value, want)
+        same_reply(t, (f"{text!r} → {want!r}", f"{text!r} → {want!r}"), call.value, want, H_REPLY)
 
 
 def fed_ids(record: dict[str, Any]) -> list[int]:
@@ -346,6 +497,7 @@ def one_turn_cache(t: TestContext) -> None:
             ),
             problem is None,
             problem and tr(*problem),
+            hint=H_CACHE_CALLS,
         )
         problem = logits_problem(calls, prompt)
         t.check(
@@ -355,6 +507,7 @@ def one_turn_cache(t: TestContext) -> None:
             ),
             problem is None,
             problem and tr(*problem),
+            hint=H_CACHE_LOGITS,
         )
 
 
@@ -390,6 +543,7 @@ def one_turn_limit(t: TestContext) -> None:
             (f"max_new_tokens={n} → {want!r}", f"max_new_tokens={n} → {want!r}"),
             call.value,
             want,
+            H_LIMIT,
         )
     size = shipped()[0].config.max_seq_len
     for n in (-1, size):
@@ -467,6 +621,7 @@ def one_turn_stop(t: TestContext) -> None:
         ),
         call.value,
         want,
+        H_STOP_END,
     )
     state = swapped_stop_state()
     want = reference("1+2=?", 40, local_model(state))
@@ -479,6 +634,7 @@ def one_turn_stop(t: TestContext) -> None:
         ),
         call.value,
         want,
+        H_STOP_EOS,
     )
 
 
@@ -509,7 +665,9 @@ def constant_state(extra: int = 8) -> dict[str, np.ndarray]:
     return state
 
 
-def letters(t: TestContext, name: tuple[str, str], got: Any, allowed: str, n: int) -> None:
+def letters(
+    t: TestContext, name: tuple[str, str], got: Any, allowed: str, n: int, hint: Hint
+) -> None:
     ok = isinstance(got, str) and len(got) == n and set(got) <= set(allowed)
     t.check(
         name,
@@ -518,6 +676,7 @@ def letters(t: TestContext, name: tuple[str, str], got: Any, allowed: str, n: in
             f"期望 {n} 个 {allowed} 中的字母，实际 {show(got)}",
             f"expected {n} letters from {allowed}, got {show(got)}",
         ),
+        hint=hint,
     )
 
 
@@ -557,13 +716,14 @@ def one_turn_known_ids(t: TestContext) -> None:
             ),
             got.value,
             want,
+            H_KNOWN_GREEDY,
         )
     name = ("temperature=1：30 个 id 都是认识的（a–e）", "temperature=1: all 30 ids known (a–e)")
     if got := t.returns(name, "chat_one_turn", model_h, tok_h, "hi", 30, t.rng(1), 1.0):
-        letters(t, name, got.value, ABCDE, 30)
+        letters(t, name, got.value, ABCDE, 30, H_KNOWN_SAMPLE)
     name = ("temperature=1, top_k=2：只有 a 和 b", "temperature=1, top_k=2: only a and b")
     if got := t.returns(name, "chat_one_turn", model_h, tok_h, "hi", 30, t.rng(2), 1.0, 2):
-        letters(t, name, got.value, "ab", 30)
+        letters(t, name, got.value, "ab", 30, H_KNOWN_TOP_K)
     name = (
         "rng：同一个 seed → 同一个回复，另一个 seed → 另一个",
         "rng: the same seed → the same reply, another seed → another",
@@ -582,6 +742,7 @@ def one_turn_known_ids(t: TestContext) -> None:
             f"seed 5、5、6 的回复：{show(values, 300)}",
             f"replies for seeds 5, 5, 6: {show(values, 300)}",
         ),
+        hint=H_RNG,
     )
 
 
@@ -621,7 +782,7 @@ def one_turn_truncate(t: TestContext) -> None:
     call = t.returns(name, "chat_one_turn", logged, tok_h, TRUNC_INPUT, TRUNC_NEW, greedy_rng())
     if call is None:
         return
-    same_reply(t, name, call.value, reference(TRUNC_INPUT, TRUNC_NEW))
+    same_reply(t, name, call.value, reference(TRUNC_INPUT, TRUNC_NEW), H_TRUNC_REPLY)
     calls = t.getattr(logged, "calls")
     first = fed_ids(calls[0]) if calls else []
     t.check(
@@ -631,6 +792,7 @@ def one_turn_truncate(t: TestContext) -> None:
         ),
         first == prompt[-keep:],
         tr(f"实际喂了 {len(first)} 个 id", f"it got {len(first)} ids"),
+        hint=H_TRUNC_PREFILL,
     )
 
 
@@ -691,7 +853,10 @@ def check_run(t: TestContext, text: str) -> None:
     value, written, printed, calls = run_loop(t, text)
     turns = len(read)
     t.equal(
-        (f"返回 {turns}（回答过的轮数）", f"returns {turns} (the turns answered)"), value, turns
+        (f"返回 {turns}（回答过的轮数）", f"returns {turns} (the turns answered)"),
+        value,
+        turns,
+        hint=H_TURNS,
     )
     asked = [fed_ids(c) for c in calls]
     # Lines with nothing around them but their "\n", and lines with spaces or a "\r\n":
@@ -709,6 +874,7 @@ def check_run(t: TestContext, text: str) -> None:
             f"没有一次 forward 的输入是这些行的提示词：{missing}",
             f"no forward call was given the prompt of: {missing}",
         ),
+        hint=H_ASKED,
     )
     if padded:
         missing = [line for line in padded if prompt_ids(line.strip()) not in asked]
@@ -741,6 +907,7 @@ def check_run(t: TestContext, text: str) -> None:
             f"期望 {show(want_bots, 300)}\n实际 {show(bots, 300)}",
             f"expected {show(want_bots, 300)}\ngot      {show(bots, 300)}",
         ),
+        hint=H_BOT_LINES,
     )
     t.check(
         (
@@ -753,11 +920,13 @@ def check_run(t: TestContext, text: str) -> None:
             f"期望 {show(want, 400)}\n实际 {show(written, 400)}",
             f"expected {show(want, 400)}\ngot      {show(written, 400)}",
         ),
+        hint=H_TRANSCRIPT,
     )
     t.check(
         ("没有往终端打印（print）任何东西", "nothing printed to the terminal (print)"),
         not printed.strip(),
         tr(f"打印了 {show(printed)}", f"printed {show(printed)}"),
+        hint=H_NO_PRINT,
     )
 
 
@@ -786,4 +955,5 @@ def loop_eof(t: TestContext) -> None:
         ('空的 stdin：写一个 "> "，返回 0', 'an empty stdin: one "> " written, returns 0'),
         (value, written) == (0, "> "),
         tr(f"实际 {show((value, written))}", f"got {show((value, written))}"),
+        hint=H_EMPTY_STDIN,
     )

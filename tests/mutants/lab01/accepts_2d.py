@@ -4,6 +4,7 @@ Accepts any ndim and normalises over all the elements instead of rejecting input
 1-D.
 """
 
+# zh: softmax_stable 接受 2 维输入，没有 raise ValueError
 # fails: softmax_errors
 
 import numpy as np

@@ -4,6 +4,7 @@ Column-major position: the first index varies fastest (i + j·shape[0]), whateve
 strides.
 """
 
+# zh: 位置按列主序算（第一个下标变得最快），没有用 strides
 # fails: get_2d, get_ndim, get_views, set_distinct, set_views
 
 import numpy as np

@@ -4,6 +4,7 @@ A loop-style softmax that starts from max = -inf and returns an empty result for
 instead of raising ValueError.
 """
 
+# zh: 空输入返回空张量，没有 raise ValueError
 # fails: softmax_errors
 
 import numpy as np

@@ -4,6 +4,7 @@ t.offset is ignored: the position starts at 0, so a view that does not start at 
 reads and writes the wrong cells.
 """
 
+# zh: 算位置时漏了 t.offset，从 0 开始数
 # fails: get_views, set_views
 
 import numpy as np

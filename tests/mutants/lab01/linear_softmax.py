@@ -4,7 +4,8 @@ Normalises linearly, x / Σx, instead of exp(x - max) / Σ exp(x - max): sums to
 increasing, but the values are wrong.
 """
 
-# fails: softmax_values, softmax_extreme, accepts_arrays
+# zh: softmax 写成线性归一化 x / Σx，没有用 exp
+# fails: softmax_values, softmax_extreme
 
 from framework.tensor import Tensor, as_tensor, tensor_from
 

@@ -4,7 +4,8 @@ Subtracts the wrong way round, exp(max - x): the largest input gets the smallest
 probability.
 """
 
-# fails: softmax_c_checks, softmax_values, softmax_extreme, accepts_arrays
+# zh: 减反了：算的是 exp(max - x)，不是 exp(x - max)
+# fails: softmax_c_checks, softmax_values, softmax_extreme
 
 import numpy as np
 

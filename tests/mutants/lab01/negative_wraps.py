@@ -4,6 +4,7 @@ Only the upper bound is checked, so a negative index silently wraps around to an
 element.
 """
 
+# zh: 负下标会回绕，没有 raise IndexError
 # fails: get_errors, set_errors
 
 import numpy as np

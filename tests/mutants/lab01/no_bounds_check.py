@@ -4,6 +4,7 @@ No bounds check: an index outside [0, dim) reads or writes whatever storage cell
 position lands on.
 """
 
+# zh: 没有检查下标是否越界
 # fails: get_errors, set_errors
 
 import numpy as np

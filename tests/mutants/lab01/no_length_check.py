@@ -3,6 +3,7 @@
 The index length is not checked: zip() silently drops missing or extra entries.
 """
 
+# zh: 没有检查下标的长度是否等于 ndim
 # fails: get_errors, set_errors
 
 import numpy as np

@@ -3,6 +3,7 @@
 The max is not subtracted: exp(1000) overflows to inf and inf / inf = NaN.
 """
 
+# zh: softmax 没有先减去最大值，大输入溢出成 NaN
 # fails: softmax_c_checks, softmax_values, softmax_extreme
 
 import numpy as np

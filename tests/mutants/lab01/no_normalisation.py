@@ -3,7 +3,8 @@
 Forgets to divide by the sum: returns exp(x - max), which does not sum to 1.
 """
 
-# fails: softmax_c_checks, softmax_values, softmax_extreme, accepts_arrays
+# zh: softmax 忘了除以总和
+# fails: softmax_c_checks, softmax_values, softmax_extreme
 
 import numpy as np
 

@@ -4,6 +4,7 @@ Uses numpy indexing t.numpy()[index]: negative indices wrap around and a short i
 a whole row.
 """
 
+# zh: 用 numpy 下标 t.numpy()[index] 读写：负下标回绕，短下标取整行
 # fails: get_errors, set_errors
 
 from framework.tensor import Tensor, as_tensor

@@ -4,6 +4,7 @@ The position is computed from the shape (i·shape[1] + j, row-major), not from t
 t.offset.
 """
 
+# zh: 位置由 shape 算出（i·shape[1] + j），没有用 strides 和 offset
 # fails: get_views, set_views
 
 import numpy as np

@@ -4,6 +4,7 @@ Only the C course's 2-D formula offset = i·strides[0] + j·strides[1]: a 1-D in
 the third index of a 3-D tensor is ignored.
 """
 
+# zh: 只写了 2 维公式 i·strides[0] + j·strides[1]
 # fails: get_ndim, get_views, set_distinct, set_views
 
 import numpy as np

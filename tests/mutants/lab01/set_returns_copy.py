@@ -4,6 +4,7 @@ tensor_set writes into a copy (t.numpy().copy()) and returns it: the caller's te
 changes.
 """
 
+# zh: tensor_set 写进副本并返回它，原张量没变
 # fails: set_c_check, set_distinct, set_views, set_errors
 
 from framework.tensor import Tensor, tensor_from

@@ -4,6 +4,7 @@ Reads x.data, the whole flat storage, instead of the tensor's own elements: wron
 strided view.
 """
 
+# zh: softmax 读的是整个扁平存储 x.data，不是张量自己的元素
 # fails: softmax_values
 
 import numpy as np

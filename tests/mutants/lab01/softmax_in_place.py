@@ -4,6 +4,7 @@ Computes the softmax in place in the input's storage and returns the input itsel
 caller's tensor is changed.
 """
 
+# zh: softmax 原地改写了输入并返回它
 # fails: softmax_values
 
 import numpy as np

@@ -3,6 +3,7 @@
 The strides are paired with the wrong axes (index[d] · strides[ndim - 1 - d]).
 """
 
+# zh: strides 与维度配错了（index[d] 配 strides[ndim-1-d]）
 # fails: get_2d, get_ndim, get_views, set_c_check, set_distinct, set_views, accepts_arrays
 
 import numpy as np

@@ -1,5 +1,7 @@
 """Mutant: reads t.offset / t.data / x.numpy() directly, so a numpy array argument fails."""
 
+# zh: 直接读 t.offset / t.data，没有先 as_tensor，numpy 数组参数会出错
+# blind: arrays
 # fails: accepts_arrays
 
 import numpy as np

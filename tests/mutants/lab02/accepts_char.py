@@ -1,5 +1,6 @@
 """Mutant: encode_byte also takes a one-character str (the C version's encode_char) via ord()."""
 
+# zh: encode_byte 也接受单字符 str（用 ord() 转换），没有 raise TypeError
 # fails: encode_errors
 
 from framework.tokenizer import ByteTokenizer

@@ -1,5 +1,6 @@
 """Mutant: encode_byte sends bytes 128-255 to UNK (the C version's signed-char `c < 0` rule)."""
 
+# zh: encode_byte 把 128–255 的字节当成 UNK（像 C 里 signed char 的 c < 0）
 # fails: encode_known, encode_all_bytes, roundtrip_unicode, roundtrip_own, roundtrip_random
 
 from framework.tokenizer import ByteTokenizer

@@ -1,5 +1,6 @@
 """Mutant: roundtrip wraps the ids in BOS ... EOS: the ids are no longer just the text's bytes."""
 
+# zh: roundtrip 在 ids 前后加了 BOS 和 EOS
 # fails: roundtrip_ascii, roundtrip_unicode, roundtrip_edge, roundtrip_own, roundtrip_random
 
 from framework.tokenizer import ByteTokenizer

@@ -1,5 +1,6 @@
 """Mutant: roundtrip decodes byte by byte with chr() and joins: multi-byte UTF-8 becomes mojibake."""
 
+# zh: roundtrip 逐字节用 chr() 解码再拼接，多字节的 UTF-8 变成乱码
 # fails: roundtrip_unicode, roundtrip_own, roundtrip_random
 
 from framework.tokenizer import ByteTokenizer

@@ -1,5 +1,6 @@
 """Mutant: decode_id returns token_id - 3: encode and decode disagree by one."""
 
+# zh: decode_id 返回 token_id - 3，与 encode_byte 差一
 # fails: decode_known, decode_all_ids, roundtrip_ascii, roundtrip_unicode, roundtrip_edge, roundtrip_own, roundtrip_random
 
 from framework.tokenizer import ByteTokenizer

@@ -1,5 +1,6 @@
 """Mutant: decode_id checks token_id <= vocab_size, so id 260 is accepted."""
 
+# zh: decode_id 的上界写成 <= vocab_size，id 260 被接受
 # fails: decode_errors
 
 from framework.tokenizer import ByteTokenizer

@@ -1,5 +1,6 @@
 """Mutant: decode_id asks the tokenizer for the id's bytes instead of computing them."""
 
+# zh: decode_id 向 tokenizer 要字节，没有自己算
 # fails: decode_known, decode_all_ids, roundtrip_ascii, roundtrip_unicode, roundtrip_edge, roundtrip_own, roundtrip_random
 
 from framework.tokenizer import ByteTokenizer

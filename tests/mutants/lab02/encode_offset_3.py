@@ -1,5 +1,6 @@
 """Mutant: encode_byte returns b + 3: counts 3 specials (ids 0-3 are four)."""
 
+# zh: encode_byte 返回 b + 3：只算了 3 个特殊 token（其实有 4 个）
 # fails: encode_known, encode_all_bytes, roundtrip_ascii, roundtrip_unicode, roundtrip_edge, roundtrip_own, roundtrip_random
 
 from framework.tokenizer import ByteTokenizer

@@ -1,5 +1,6 @@
 """Mutant: roundtrip decodes with tok.decode(ids) instead of decode_id."""
 
+# zh: roundtrip 用 tok.decode(ids) 解码，没有用你的 decode_id
 # fails: roundtrip_ascii, roundtrip_unicode, roundtrip_edge, roundtrip_own, roundtrip_random
 
 from framework.tokenizer import ByteTokenizer

@@ -1,5 +1,6 @@
 """Mutant: roundtrip returns (tok.encode(text), text): nothing of the student's is used."""
 
+# zh: roundtrip 返回 (tok.encode(text), text)，没用你自己的函数
 # fails: roundtrip_ascii, roundtrip_unicode, roundtrip_edge, roundtrip_own, roundtrip_random
 
 from framework.tokenizer import ByteTokenizer

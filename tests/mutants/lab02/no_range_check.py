@@ -1,5 +1,6 @@
 """Mutant: neither encode_byte nor decode_id checks the range: -1, 256 and 260 slip through."""
 
+# zh: encode_byte 和 decode_id 都没有检查范围
 # fails: encode_errors, decode_errors
 
 from framework.tokenizer import ByteTokenizer

@@ -1,5 +1,6 @@
 """Mutant: encode_byte has no type check: a float 65.0 comes back as 69.0."""
 
+# zh: encode_byte 没有检查类型：浮点数 65.0 得到 69.0
 # fails: encode_errors
 
 from framework.tokenizer import ByteTokenizer

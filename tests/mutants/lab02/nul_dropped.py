@@ -1,5 +1,6 @@
 """Mutant: roundtrip keeps decoded bytes with `if v`, so the NUL byte (0) is dropped like None."""
 
+# zh: roundtrip 用 if v 过滤字节，把 NUL（0）也当成 None 丢掉了
 # fails: roundtrip_edge, roundtrip_own
 
 from framework.tokenizer import ByteTokenizer

@@ -1,5 +1,6 @@
 """Mutant: decode_id treats id 4 (the NUL byte) as a special: token_id <= 4 gives None."""
 
+# zh: decode_id 把 id 4（NUL 字节）当成特殊 token（写成 <= 4）
 # fails: decode_known, decode_all_ids, roundtrip_edge, roundtrip_own, roundtrip_random
 
 from framework.tokenizer import ByteTokenizer

@@ -3,6 +3,7 @@
 ASCII works; '你' is ord 20320, which encode_byte rightly refuses.
 """
 
+# zh: roundtrip 对每个字符用 ord() 编码，而不是对每个 UTF-8 字节
 # fails: roundtrip_unicode, roundtrip_own, roundtrip_random
 
 from framework.tokenizer import ByteTokenizer

@@ -1,5 +1,6 @@
 """Mutant: roundtrip encodes with encode_byte but hands back its input instead of decoding."""
 
+# zh: roundtrip 编码了，但直接返回输入的文本，没有解码
 # fails: roundtrip_own
 
 from framework.tokenizer import ByteTokenizer

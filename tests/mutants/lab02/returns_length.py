@@ -1,5 +1,6 @@
 """Mutant: roundtrip returns (len(ids), text), like the C version that returned the length."""
 
+# zh: roundtrip 返回 (len(ids), text)，像 C 版本返回长度
 # fails: roundtrip_ascii, roundtrip_unicode, roundtrip_edge, roundtrip_own, roundtrip_random
 
 from framework.tokenizer import ByteTokenizer

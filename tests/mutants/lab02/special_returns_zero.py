@@ -1,5 +1,6 @@
 """Mutant: decode_id returns 0 for a special id (the C version's '\\0') instead of None."""
 
+# zh: decode_id 对特殊 id 返回 0（像 C 里的 '\0'），不是 None
 # fails: decode_all_ids, roundtrip_random
 
 from framework.tokenizer import ByteTokenizer

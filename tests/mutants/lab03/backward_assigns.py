@@ -3,7 +3,8 @@
 With ids [0, 2, 2] row 2 gets one gradient instead of two.
 """
 
-# fails: backward_repeated, backward_gradcheck, accepts_arrays
+# zh: embedding_backward 用赋值 grad[id] = g，重复的 id 只留下一行
+# fails: backward_repeated, backward_gradcheck
 
 from collections.abc import Sequence
 

@@ -1,6 +1,7 @@
 """Mutant: embedding_backward adds grad_out row pos into table row pos instead of row ids[pos]."""
 
-# fails: backward_repeated, backward_gradcheck, accepts_arrays
+# zh: embedding_backward 把第 pos 行梯度加到表的第 pos 行，不是第 ids[pos] 行
+# fails: backward_repeated, backward_gradcheck
 
 from collections.abc import Sequence
 

@@ -1,6 +1,7 @@
 """Mutant: embedding_backward returns the framework's Embedding.backward token gradient."""
 
-# fails: backward_repeated, backward_gradcheck, accepts_arrays
+# zh: embedding_backward 直接返回框架 Embedding.backward 的结果
+# fails: backward_repeated, backward_gradcheck, accepts_arrays, backward_views
 
 from framework.embedding import Embedding
 from framework.tensor import Tensor

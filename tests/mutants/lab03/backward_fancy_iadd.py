@@ -3,7 +3,8 @@
 The classic numpy trap; np.add.at (or an explicit loop) accumulates.
 """
 
-# fails: backward_repeated, backward_gradcheck, accepts_arrays
+# zh: 用 grad[ids] += g：重复的花式下标只加一次
+# fails: backward_repeated, backward_gradcheck
 
 from collections.abc import Sequence
 

@@ -1,6 +1,8 @@
 """Mutant: embedding_backward reads grad_out.data as if it were row-major, ignoring strides and offset."""
 
-# fails: backward_repeated
+# zh: 把 grad_out.data 当成行主序读，忽略了 strides 和 offset
+# blind: views
+# fails: backward_views
 
 import numpy as np
 

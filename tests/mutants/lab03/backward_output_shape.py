@@ -3,7 +3,8 @@
 With ids [0, 2, 2] every row fits, so only the shape is wrong; larger ids crash.
 """
 
-# fails: backward_repeated, backward_gradcheck, accepts_arrays
+# zh: 梯度按 grad_out 的形状 [S, H] 分配，不是词表的 [V, H]
+# fails: backward_repeated, backward_gradcheck, accepts_arrays, backward_views
 
 from collections.abc import Sequence
 

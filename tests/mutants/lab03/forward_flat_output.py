@@ -1,5 +1,6 @@
 """Mutant: embedding_forward returns a flat [S·H] vector (C-style out[pos·H + d]), not [S, H]."""
 
+# zh: embedding_forward 返回扁平的 [S·H] 向量，不是 [S, H]
 # fails: forward_values, forward_distinguishes, forward_own_pe, forward_errors, backward_gradcheck, accepts_arrays
 
 from collections.abc import Sequence

@@ -4,7 +4,8 @@ table[tid] with an int index is a numpy view, so `row += pe` writes into the tab
 a repeated id then also gets the PE of both positions.
 """
 
-# fails: forward_values, forward_distinguishes, forward_errors, backward_gradcheck, accepts_arrays
+# zh: 把 PE 加进词表行的视图里，改掉了 emb.token_embedding
+# fails: forward_values, forward_distinguishes, forward_errors, backward_gradcheck
 
 from collections.abc import Sequence
 

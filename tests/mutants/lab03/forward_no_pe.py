@@ -3,7 +3,8 @@
 The same token at two positions then gives two identical rows.
 """
 
-# fails: forward_values, forward_distinguishes, forward_own_pe, forward_errors, backward_gradcheck, accepts_arrays
+# zh: embedding_forward 忘了加位置编码
+# fails: forward_values, forward_distinguishes, forward_own_pe, forward_errors, backward_gradcheck
 
 from collections.abc import Sequence
 

@@ -4,6 +4,7 @@ Right whenever the stored table is the sinusoidal one; wrong once it changes (it
 trained with the model, and the checks zero it).
 """
 
+# zh: 加的是 emb.position_embedding，不是自己 pe_sinusoidal 的值
 # fails: forward_own_pe
 
 from collections.abc import Sequence

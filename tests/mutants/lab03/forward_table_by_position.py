@@ -3,7 +3,8 @@
 Row pos gets token_embedding[pos]: the same for any input, so tokens are never seen.
 """
 
-# fails: forward_values, forward_distinguishes, forward_own_pe, forward_errors, backward_gradcheck, accepts_arrays
+# zh: 按位置 pos 查词表，而不是按 token id
+# fails: forward_values, forward_distinguishes, forward_own_pe, forward_errors, backward_gradcheck
 
 from collections.abc import Sequence
 

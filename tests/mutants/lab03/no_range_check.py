@@ -3,6 +3,7 @@
 id = vocab_size then fails with numpy's IndexError instead of a ValueError.
 """
 
+# zh: 没有检查 id 的范围：负 id 回绕到表的末尾
 # fails: forward_errors
 
 from collections.abc import Sequence

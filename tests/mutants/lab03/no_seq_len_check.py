@@ -1,5 +1,6 @@
 """Mutant: no check that S <= max_seq_len: a sequence longer than the model's context is accepted."""
 
+# zh: 没有检查序列长度 S <= max_seq_len
 # fails: forward_errors
 
 from collections.abc import Sequence

@@ -3,7 +3,8 @@
 Dims 0 and 1 are unaffected (10000^0 = 1000^0 = 1); higher dims are not.
 """
 
-# fails: pe_frequencies, forward_values, forward_distinguishes, forward_own_pe, forward_errors, backward_gradcheck, accepts_arrays
+# zh: 底数写成 1000，不是 10000
+# fails: pe_frequencies, forward_values, forward_distinguishes, forward_own_pe, forward_errors, backward_gradcheck
 
 import math
 

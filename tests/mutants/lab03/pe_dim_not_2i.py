@@ -3,7 +3,8 @@
 Even dims are unaffected (dim = 2i there); the odd-dim probes catch it.
 """
 
-# fails: pe_position_zero, pe_frequencies, forward_values, forward_distinguishes, forward_own_pe, forward_errors, backward_gradcheck, accepts_arrays
+# zh: 指数里用了 dim 而不是 2i，奇数维拿到下一个频率
+# fails: pe_position_zero, pe_frequencies, forward_values, forward_distinguishes, forward_own_pe, forward_errors, backward_gradcheck
 
 import math
 

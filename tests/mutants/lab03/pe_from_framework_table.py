@@ -1,5 +1,6 @@
 """Mutant: pe_sinusoidal reads the framework's sinusoidal table instead of computing it."""
 
+# zh: pe_sinusoidal 读框架的正弦表，没有自己算
 # fails: pe_position_zero, pe_frequencies, forward_values, forward_distinguishes, forward_own_pe, forward_errors, backward_gradcheck, accepts_arrays
 
 from framework.embedding import sinusoidal_table

@@ -3,7 +3,8 @@
 A misreading of PE[pos, 2i] = sin(pos / 10000^(2i/H)) as 10000^(i/H).
 """
 
-# fails: pe_frequencies, forward_values, forward_distinguishes, forward_own_pe, forward_errors, backward_gradcheck, accepts_arrays
+# zh: 指数里用了 i 而不是 2i（10000^(i/H)）
+# fails: pe_frequencies, forward_values, forward_distinguishes, forward_own_pe, forward_errors, backward_gradcheck
 
 import math
 

@@ -4,7 +4,8 @@ For dim < H, 2 * i // hidden_dim is 0: PE(pos, d) = sin(pos) or cos(pos) in ever
 The C course's PE(1, 0) / PE(1, 1) checks could not see it (the divisor there is 1 anyway).
 """
 
-# fails: pe_frequencies, forward_values, forward_distinguishes, forward_own_pe, forward_errors, backward_gradcheck, accepts_arrays
+# zh: 指数 2i / H 用了整数除法 //，所有频率都成了 1
+# fails: pe_frequencies, forward_values, forward_distinguishes, forward_own_pe, forward_errors, backward_gradcheck
 
 import math
 

@@ -3,7 +3,8 @@
 Position 0 then reads [1, 0, 1, 0, ...] instead of [0, 1, 0, 1, ...].
 """
 
-# fails: pe_position_zero, pe_frequencies, forward_values, forward_distinguishes, forward_own_pe, forward_errors, backward_gradcheck, accepts_arrays
+# zh: sin 和 cos 放反了：偶数维用了 cos，奇数维用了 sin
+# fails: pe_position_zero, pe_frequencies, forward_values, forward_distinguishes, forward_own_pe, forward_errors, backward_gradcheck
 
 import math
 

@@ -1,5 +1,6 @@
 """Mutant: off by one: S == max_seq_len is rejected (>= instead of >)."""
 
+# zh: 长度检查差一：写成 >=，S == max_seq_len 也被拒绝
 # fails: forward_errors
 
 from collections.abc import Sequence

@@ -1,5 +1,7 @@
 """Mutant: takes only a Tensor grad_out (calls .numpy()) and only Python ints as ids."""
 
+# zh: 只接受 Tensor 的 grad_out（直接调用 .numpy()）和 Python int 的 ids
+# blind: arrays
 # fails: accepts_arrays
 
 from collections.abc import Sequence

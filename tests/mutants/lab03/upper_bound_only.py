@@ -1,5 +1,6 @@
 """Mutant: the range check tests only id >= vocab_size, so -1 silently reads the last row."""
 
+# zh: 范围检查只查了 id >= vocab_size，-1 悄悄取到最后一行
 # fails: forward_errors
 
 from collections.abc import Sequence

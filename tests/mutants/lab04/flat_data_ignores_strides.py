@@ -1,4 +1,6 @@
 """Mutant: reads k.data with row-major offsets from the shape, ignoring strides."""
+# zh: 按形状算行主序下标去读 k.data，忽略了 strides
+# blind: views
 
 # fails: scores_general, strided_views
 

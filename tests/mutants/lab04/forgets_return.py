@@ -1,4 +1,5 @@
 """Mutant: computes the scores but forgets to return them."""
+# zh: 算出了分数却忘了 return
 
 # fails: scores_identity, scores_general, chain_causal, worked_example, against_framework, accepts_arrays, strided_views
 

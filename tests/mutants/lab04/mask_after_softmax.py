@@ -1,6 +1,7 @@
 """Mutant: masks as one would after softmax, zeroing blocked scores instead of adding -1e9."""
+# zh: 把被屏蔽的分数乘成 0（softmax 之后的做法），而不是加上 -1e9
 
-# fails: mask_causal, mask_adds, softmax_stable, chain_causal, against_framework, accepts_arrays, strided_views
+# fails: mask_causal, mask_adds, softmax_stable, chain_causal, against_framework
 
 import numpy as np
 

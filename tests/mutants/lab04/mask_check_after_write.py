@@ -1,7 +1,5 @@
-"""Mutant: adds first and checks the shapes afterwards: a failed call has already changed scores.
-
-The mask is reshaped to fit scores (same number of cells), added, and only then compared.
-"""
+"""Mutant: adds first and checks the shapes afterwards: a failed call has already changed scores."""
+# zh: 先把掩码加上去再检查形状：出错时 scores 已经被改了
 
 # fails: mask_adds
 

@@ -1,6 +1,7 @@
 """Mutant: returns scores + mask as a new tensor; the caller's scores never change."""
+# zh: 把 scores + mask 作为新张量返回，调用者的 scores 没变
 
-# fails: mask_causal, mask_adds, softmax_stable, chain_causal, against_framework, accepts_arrays, strided_views
+# fails: mask_causal, mask_adds, softmax_stable, chain_causal, against_framework
 
 import numpy as np
 

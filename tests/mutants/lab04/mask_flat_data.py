@@ -1,4 +1,6 @@
-"""Mutant: apply_mask adds mask.data to scores.data element by element, C-style, ignoring strides and offset."""
+"""Mutant: apply_mask adds mask.data to scores.data cell by cell, ignoring strides and offset."""
+# zh: 按 data 的顺序逐个把 mask 加到 scores 上，忽略了 strides 和 offset
+# blind: views
 
 # fails: strided_views
 

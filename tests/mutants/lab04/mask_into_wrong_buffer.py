@@ -1,4 +1,5 @@
 """Mutant: accumulates into the mask (np.add out= the wrong argument), then copies."""
+# zh: 把和累加进了 mask（np.add 的 out= 写错了参数），再复制回 scores
 
 # fails: mask_adds
 

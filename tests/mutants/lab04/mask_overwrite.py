@@ -1,6 +1,7 @@
 """Mutant: copies the mask into scores instead of adding it."""
+# zh: 把掩码复制进 scores，而不是加上去
 
-# fails: mask_adds, chain_causal, against_framework, strided_views
+# fails: mask_adds, chain_causal, against_framework
 
 import numpy as np
 

@@ -1,7 +1,5 @@
-"""Mutant: checks only that the sizes agree, so a [3, 2] mask is added to [2, 3] scores.
-
-The C version could only compare element counts; here the shapes are known.
-"""
+"""Mutant: checks only that the sizes agree, so a [3, 2] mask is added to [2, 3] scores."""
+# zh: 只比较元素个数，不比较形状：[3, 2] 的掩码被加到 [2, 3] 的 scores 上
 
 # fails: mask_adds
 
@@ -19,6 +17,6 @@ def apply_mask(scores: Tensor, mask: Tensor) -> None:
         view = scores.numpy()
     else:
         raise TypeError(f"scores must be a Tensor or ndarray, not {type(scores).__name__}")
-    if view.size != mt.size:
+    if view.size != mt.size:  # the C version could only compare element counts
         raise ValueError(f"scores has {view.size} elements but mask has {mt.size}")
     view += mt.numpy().reshape(view.shape)

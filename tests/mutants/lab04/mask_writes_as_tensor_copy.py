@@ -1,6 +1,8 @@
 """Mutant: apply_mask writes into as_tensor(scores), a copy when scores is a float64 ndarray."""
+# zh: 写进了 as_tensor(scores)，而 float64 的 ndarray 会被它复制一份
+# blind: arrays
 
-# fails: mask_causal
+# fails: mask_causal, accepts_arrays
 
 from framework import Tensor, as_tensor
 

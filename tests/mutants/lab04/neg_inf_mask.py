@@ -1,4 +1,5 @@
 """Mutant: turns the -1e9 of the mask into -inf, so a fully masked row becomes NaN."""
+# zh: 把掩码里的 -1e9 换成 -inf，整行被屏蔽时变成 NaN
 
 # fails: mask_causal, mask_adds, softmax_stable, accepts_arrays, strided_views
 

@@ -1,4 +1,5 @@
 """Mutant: softmax without subtracting the max: exp overflows to inf and gives NaN."""
+# zh: softmax 没有减去最大值：exp 溢出成 inf，得到 NaN
 
 # fails: softmax_stable
 

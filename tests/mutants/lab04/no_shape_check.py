@@ -1,4 +1,5 @@
-"""Mutant: loops over q's head size and never checks k's shape or the ranks."""
+"""Mutant: slices k to q's head size and never checks k's shape or the ranks."""
+# zh: 只按 q 的 hd 截取，从不检查 k 的形状和维数
 
 # fails: scores_errors
 

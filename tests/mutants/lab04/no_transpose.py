@@ -1,4 +1,5 @@
 """Mutant: scores use q @ k instead of q @ kᵀ (right only for symmetric inputs)."""
+# zh: K 没有转置：算的是 q @ k 而不是 q @ kᵀ
 
 # fails: scores_general, against_framework, accepts_arrays, strided_views
 

@@ -1,4 +1,5 @@
 """Mutant: splits the scale between q and k by scaling them in place."""
+# zh: 把 scale 拆到 q 和 k 上，原地缩放了输入
 
 # fails: scores_general, chain_causal
 

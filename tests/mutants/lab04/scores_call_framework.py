@@ -1,4 +1,5 @@
 """Mutant: attention_scores hands the product to the framework's matmul_transposed_b."""
+# zh: attention_scores 直接调用了框架的 matmul_transposed_b
 
 # fails: scores_identity, scores_general, chain_causal, worked_example, against_framework, accepts_arrays, strided_views
 

@@ -1,4 +1,6 @@
 """Mutant: attention_scores reads Q as q.data.reshape(q.shape), ignoring strides and offset."""
+# zh: 用 q.data.reshape(q.shape) 读 Q，忽略了 strides 和 offset
+# blind: views
 
 # fails: strided_views
 

@@ -1,6 +1,7 @@
 """Mutant: hard-codes axis=1: right for 2-D input only."""
+# zh: 写死了 axis=1：只对 2 维输入正确
 
-# fails: softmax_ndim, strided_views
+# fails: softmax_ndim
 
 import numpy as np
 

@@ -1,4 +1,5 @@
 """Mutant: softmax returns the framework's softmax."""
+# zh: softmax 直接返回了框架的 softmax
 
 # fails: softmax_basic, softmax_stable, softmax_ndim, chain_causal, worked_example, against_framework, accepts_arrays, strided_views
 

@@ -1,4 +1,5 @@
 """Mutant: subtracts the maximum of the whole tensor, not of each row: far rows underflow to 0/0."""
+# zh: 减去的是整个张量的最大值而不是每一行的：较低的行下溢成 0/0
 
 # fails: softmax_stable
 

@@ -1,4 +1,5 @@
 """Mutant: computes the softmax in place in its input and returns that."""
+# zh: 在输入上原地算 softmax 并把输入返回
 
 # fails: softmax_basic
 

@@ -1,4 +1,6 @@
 """Mutant: softmax reads x.data.reshape(x.shape), ignoring strides and offset."""
+# zh: 用 x.data.reshape(x.shape) 读输入，忽略了 strides 和 offset
+# blind: views
 
 # fails: strided_views
 

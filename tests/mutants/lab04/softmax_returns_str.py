@@ -1,4 +1,5 @@
 """Mutant: softmax returns a description string instead of a Tensor."""
+# zh: softmax 返回了一段描述字符串而不是 Tensor
 
 # fails: softmax_basic, softmax_stable, softmax_ndim, chain_causal, worked_example, against_framework, accepts_arrays, strided_views
 

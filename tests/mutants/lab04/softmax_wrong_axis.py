@@ -1,6 +1,7 @@
 """Mutant: normalises over the first axis (columns) instead of the last."""
+# zh: 沿第一维（按列）归一化，而不是沿最后一维
 
-# fails: softmax_basic, softmax_stable, softmax_ndim, chain_causal, against_framework, strided_views
+# fails: softmax_basic, softmax_stable, softmax_ndim, chain_causal, against_framework
 
 import numpy as np
 

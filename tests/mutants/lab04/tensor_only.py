@@ -1,4 +1,6 @@
 """Mutant: assumes every argument is a Tensor and calls .numpy() on it, so ndarrays fail."""
+# zh: 假定每个参数都是 Tensor 并调用 .numpy()，ndarray 输入就出错
+# blind: arrays
 
 # fails: mask_causal, accepts_arrays
 

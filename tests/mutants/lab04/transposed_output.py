@@ -1,6 +1,7 @@
 """Mutant: writes out[j][i] instead of out[i][j]: returns k @ qᵀ, shape [T, S]."""
+# zh: 写成了 out[j][i]：返回 k @ qᵀ，形状是 [T, S]
 
-# fails: scores_general, against_framework, strided_views
+# fails: scores_general, against_framework, accepts_arrays, strided_views
 
 import numpy as np
 

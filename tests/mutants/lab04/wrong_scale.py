@@ -1,6 +1,7 @@
 """Mutant: ignores the scale argument and always uses 1/√hd."""
+# zh: 忽略了 scale 参数，总是用 1/√hd
 
-# fails: scores_identity, scores_general, worked_example, accepts_arrays
+# fails: scores_identity, scores_general, worked_example
 
 import numpy as np
 

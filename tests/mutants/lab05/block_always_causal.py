@@ -1,4 +1,5 @@
 """Mutant: block_forward builds its own causal mask, so mask=None still masks."""
+# zh: block_forward 自己造了因果掩码，mask=None 时也照样加掩码
 
 # fails: block_reference
 

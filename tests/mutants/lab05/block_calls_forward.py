@@ -1,4 +1,5 @@
 """Mutant: block_forward hands the work to the block's own forward."""
+# zh: block_forward 直接调用了框架块自己的 forward，没有自己接线
 
 # fails: block_reference, block_causal, accepts_arrays, strided_views
 

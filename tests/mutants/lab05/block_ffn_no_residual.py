@@ -1,6 +1,7 @@
 """Mutant: block_forward returns ffn(ln2(h)) and forgets to add h back (second residual)."""
+# zh: block_forward 返回 ffn(ln2(h))，忘了把 h 加回去（第二条残差）
 
-# fails: block_reference, accepts_arrays, strided_views
+# fails: block_reference
 
 from framework import Tensor, as_tensor, tensor_from
 from framework.transformer import TransformerBlock

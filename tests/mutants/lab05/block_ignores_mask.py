@@ -1,6 +1,7 @@
 """Mutant: block_forward never passes the mask on to the attention."""
+# zh: block_forward 没有把 mask 传给 attention
 
-# fails: block_reference, block_causal, accepts_arrays, strided_views
+# fails: block_reference, block_causal
 
 from framework import Tensor, as_tensor, tensor_from
 from framework.transformer import TransformerBlock

@@ -1,6 +1,7 @@
 """Mutant: block_forward normalises before the FFN with ln1 again instead of ln2."""
+# zh: block_forward 在 FFN 之前又用了 ln1，而不是 ln2
 
-# fails: block_reference, accepts_arrays, strided_views
+# fails: block_reference
 
 from framework import Tensor, as_tensor, tensor_from
 from framework.transformer import TransformerBlock

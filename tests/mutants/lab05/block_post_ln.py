@@ -1,6 +1,7 @@
 """Mutant: block_forward in the Post-LN order of the original paper: ln(x + f(x))."""
+# zh: block_forward 用了原论文的 Post-LN 顺序：ln(x + f(x))
 
-# fails: block_reference, accepts_arrays, strided_views
+# fails: block_reference
 
 from framework import Tensor, as_tensor, tensor_from
 from framework.transformer import TransformerBlock

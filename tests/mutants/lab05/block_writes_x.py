@@ -1,4 +1,5 @@
 """Mutant: block_forward adds the first residual into x itself instead of a copy."""
+# zh: block_forward 把第一条残差直接加进了 x 本身，而不是它的副本
 
 # fails: block_reference
 

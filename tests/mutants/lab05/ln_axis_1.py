@@ -1,4 +1,5 @@
 """Mutant: layernorm normalises along axis 1, which is the last axis only for 2-D input."""
+# zh: layernorm 沿 axis=1 归一化，只有 2 维输入时那才是最后一维
 
 # fails: layernorm_formula, layernorm_eps
 

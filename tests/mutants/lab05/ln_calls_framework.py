@@ -1,4 +1,5 @@
 """Mutant: layernorm hands the work to the framework's LayerNorm instead of writing it."""
+# zh: layernorm 直接调用框架的 LayerNorm，没有自己写公式
 
 # fails: layernorm_formula, layernorm_eps, layernorm_shapes, accepts_arrays, strided_views
 

@@ -1,4 +1,5 @@
 """Mutant: layernorm always uses eps = 1e-5 and ignores the eps it is given."""
+# zh: layernorm 写死了 eps = 1e-5，忽略传进来的 eps
 
 # fails: layernorm_eps
 

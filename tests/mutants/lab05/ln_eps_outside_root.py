@@ -1,6 +1,7 @@
 """Mutant: layernorm adds eps to the standard deviation instead of under the square root."""
+# zh: layernorm 把 eps 加在标准差上（√var + eps），而不是根号里面
 
-# fails: layernorm_eps, block_reference, accepts_arrays, strided_views
+# fails: layernorm_eps, block_reference
 
 import numpy as np
 

@@ -1,4 +1,6 @@
 """Mutant: layernorm reads x.data as if it were row-major, ignoring strides and offset."""
+# zh: layernorm 把 x.data 当成按行排列来读，忽略了 strides 和 offset
+# blind: views
 
 # fails: strided_views
 

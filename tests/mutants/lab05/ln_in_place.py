@@ -1,6 +1,7 @@
 """Mutant: layernorm subtracts the mean in place (v -= mean), through a view of x."""
+# zh: layernorm 用 v -= mean 原地减均值，通过视图改了调用者的 x
 
-# fails: layernorm_formula, block_reference, accepts_arrays, strided_views
+# fails: layernorm_formula, block_reference
 
 import numpy as np
 

@@ -1,6 +1,7 @@
 """Mutant: layernorm as in the C course, without gamma and beta (only normalises)."""
+# zh: layernorm 只做归一化，没有乘 gamma、加 beta
 
-# fails: layernorm_formula, layernorm_eps, block_reference, accepts_arrays, strided_views
+# fails: layernorm_formula, layernorm_eps, block_reference
 
 import numpy as np
 

@@ -1,4 +1,5 @@
 """Mutant: layernorm does not check gamma and beta, so numpy broadcasts wrong shapes."""
+# zh: layernorm 不检查 gamma、beta 的形状，错误的形状被 numpy 广播了
 
 # fails: layernorm_shapes
 

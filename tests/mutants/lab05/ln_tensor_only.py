@@ -1,4 +1,6 @@
 """Mutant: layernorm calls x.numpy() directly, so a numpy array argument fails."""
+# zh: layernorm 直接调用 x.numpy()，x 是 numpy 数组时就出错
+# blind: arrays
 
 # fails: accepts_arrays
 

@@ -1,6 +1,7 @@
 """Mutant: layernorm divides the squared deviations by H - 1 (np.var with ddof=1)."""
+# zh: layernorm 的方差除以 H - 1（无偏估计），而不是 H
 
-# fails: layernorm_formula, layernorm_eps, block_reference, accepts_arrays, strided_views
+# fails: layernorm_formula, layernorm_eps, block_reference
 
 import numpy as np
 

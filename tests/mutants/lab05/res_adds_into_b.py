@@ -1,6 +1,7 @@
 """Mutant: residual_add adds a into b instead of b into a."""
+# zh: residual_add 把 a 加进了 b，而不是把 b 加进 a
 
-# fails: residual_inplace, block_reference, accepts_arrays, strided_views
+# fails: residual_inplace, block_reference
 
 import numpy as np
 

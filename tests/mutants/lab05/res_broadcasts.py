@@ -1,4 +1,5 @@
 """Mutant: residual_add does not compare shapes and lets numpy broadcast b."""
+# zh: residual_add 不比较形状，让 numpy 广播 b
 
 # fails: residual_shapes
 

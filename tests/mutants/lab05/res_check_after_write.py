@@ -1,4 +1,5 @@
 """Mutant: residual_add writes first and compares the shapes afterwards."""
+# zh: residual_add 先写入，再比较形状
 
 # fails: residual_shapes
 

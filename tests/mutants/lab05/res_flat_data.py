@@ -1,6 +1,8 @@
 """Mutant: residual_add loops over the flat data of both, ignoring strides and offset."""
+# zh: residual_add 逐个遍历两者的 data，忽略了 strides 和 offset
+# blind: views
 
-# fails: residual_inplace, strided_views
+# fails: residual_inplace, accepts_arrays, strided_views
 
 from framework import Tensor, as_tensor
 

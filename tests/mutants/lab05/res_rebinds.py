@@ -1,6 +1,7 @@
 """Mutant: residual_add writes a = a + b, which rebinds a local name and leaves a as it was."""
+# zh: residual_add 写了 a = a + b，只是重新绑定了局部变量，a 本身没变
 
-# fails: residual_inplace, block_reference, accepts_arrays, strided_views
+# fails: residual_inplace, block_reference
 
 import numpy as np
 

@@ -1,4 +1,5 @@
 """Mutant: residual_add adds in place but also returns a (the contract says None)."""
+# zh: residual_add 原地加完了，却又返回了 a（约定是返回 None）
 
 # fails: residual_inplace
 

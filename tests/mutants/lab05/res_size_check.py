@@ -1,4 +1,5 @@
 """Mutant: residual_add compares only the number of elements, then reshapes b."""
+# zh: residual_add 只比较元素个数，然后把 b reshape 成 a 的形状
 
 # fails: residual_shapes
 

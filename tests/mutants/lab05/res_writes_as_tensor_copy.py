@@ -1,6 +1,8 @@
 """Mutant: residual_add writes into as_tensor(a), a copy when a is a float64 ndarray."""
+# zh: residual_add 写进了 as_tensor(a)，a 是 float64 数组时那是副本
+# blind: arrays
 
-# fails: residual_inplace
+# fails: residual_inplace, accepts_arrays
 
 from framework import Tensor, as_tensor
 

@@ -1,4 +1,5 @@
 """Mutant: default_config returns the framework's own default_config() instead of the values."""
+# zh: default_config 直接返回框架的 default_config()，没有自己写出这些值
 
 # fails: default_fields
 

@@ -1,4 +1,5 @@
 """Mutant: default_config has vocab 256, forgetting the four special ids before the bytes."""
+# zh: default_config 的 vocab 是 256，忘了字节前面的四个特殊 id
 
 # fails: default_fields
 

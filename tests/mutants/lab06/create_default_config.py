@@ -1,4 +1,5 @@
 """Mutant: model_create ignores its argument and always builds the default config."""
+# zh: model_create 不管传进来的 config，总是按默认配置建模型
 
 # fails: create_config, create_invalid
 

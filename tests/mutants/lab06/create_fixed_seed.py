@@ -1,4 +1,5 @@
 """Mutant: model_create always initialises from seed 0, whatever seed it is given."""
+# zh: model_create 总是用 seed 0 初始化，不管传进来的 seed
 
 # fails: create_default, create_config
 

@@ -1,4 +1,5 @@
 """Mutant: model_create builds the model but never initialises it (all weights zero)."""
+# zh: model_create 建了模型却没有初始化（权重全是 0）
 
 # fails: create_default, create_config
 

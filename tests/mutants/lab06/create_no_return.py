@@ -1,4 +1,5 @@
 """Mutant: model_create builds and initialises the model but forgets to return it."""
+# zh: model_create 建好并初始化了模型，却忘了 return
 
 # fails: create_default, create_config
 

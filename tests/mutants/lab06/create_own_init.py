@@ -1,4 +1,5 @@
 """Mutant: model_create draws every parameter from N(0, 0.02²) itself (LayerNorm gammas too)."""
+# zh: model_create 自己用 N(0, 0.02²) 抽每个参数（连 LayerNorm 的 gamma 也是）
 
 # fails: create_default, create_config
 

@@ -1,4 +1,5 @@
 """Mutant: model_create returns None for an invalid config, as the C version returned NULL."""
+# zh: model_create 遇到无效配置返回 None（像 C 版本返回 NULL），而不是抛异常
 
 # fails: create_invalid
 

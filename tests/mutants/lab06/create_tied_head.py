@@ -1,4 +1,5 @@
 """Mutant: model_create ties lm_head to the token table (lm_head = token_embedding.T)."""
+# zh: model_create 把 lm_head 绑成了词表的转置（lm_head = token_embedding.T）
 
 # fails: create_default, create_config
 

@@ -1,4 +1,5 @@
 """Mutant: model_save writes a little-endian header but big-endian floats ('>f4')."""
+# zh: model_save 文件头是小端，浮点数却写成了大端（'>f4'）
 
 # fails: save_roundtrip
 

@@ -1,4 +1,5 @@
 """Mutant: model_save byte-swaps each array in place to control the byte order, and keeps it."""
+# zh: model_save 为了控制字节序原地 byteswap 了每个数组，模型自己的权重被改坏
 
 # fails: save_roundtrip
 

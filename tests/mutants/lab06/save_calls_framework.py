@@ -1,4 +1,5 @@
 """Mutant: model_save hands the work to the framework's model_save."""
+# zh: model_save 直接调用框架的 model_save，没有自己写文件
 
 # fails: save_default, save_roundtrip
 

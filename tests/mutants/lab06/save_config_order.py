@@ -1,4 +1,5 @@
 """Mutant: model_save writes num_heads before hidden_dim in the header."""
+# zh: model_save 在文件头里把 num_heads 写在了 hidden_dim 前面
 
 # fails: save_default, save_roundtrip
 

@@ -1,4 +1,5 @@
 """Mutant: model_save writes the weights as float64 (numpy's default), 8 bytes each."""
+# zh: model_save 把权重写成 float64（numpy 的默认），每个 8 字节
 
 # fails: save_default, save_roundtrip
 

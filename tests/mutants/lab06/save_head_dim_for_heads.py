@@ -1,4 +1,5 @@
 """Mutant: model_save writes head_dim (hidden / heads) where num_heads belongs in the header."""
+# zh: model_save 在文件头 num_heads 的位置写了 head_dim（hidden / heads）
 
 # fails: save_default, save_roundtrip
 

@@ -1,4 +1,5 @@
 """Mutant: model_save writes lm_head as [V, H] (transposed), the token table's layout."""
+# zh: model_save 把 lm_head 写成了 [V, H]（转置过的），即词表的排列
 
 # fails: save_roundtrip
 

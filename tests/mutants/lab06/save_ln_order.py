@@ -1,4 +1,5 @@
 """Mutant: model_save writes each block's ln2 where ln1 belongs and ln1 where ln2 belongs."""
+# zh: model_save 在每个块里把 ln1 和 ln2 的位置写反了
 
 # fails: save_roundtrip
 

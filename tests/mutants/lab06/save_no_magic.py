@@ -1,4 +1,5 @@
 """Mutant: model_save starts with the version, without the magic number."""
+# zh: model_save 一开头就写版本号，漏了 magic 数
 
 # fails: save_default, save_roundtrip
 

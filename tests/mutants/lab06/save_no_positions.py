@@ -1,4 +1,5 @@
 """Mutant: model_save skips the position table ("it is sinusoidal, it can be recomputed")."""
+# zh: model_save 跳过了位置表（“反正能重新算出来”）
 
 # fails: save_default, save_roundtrip
 

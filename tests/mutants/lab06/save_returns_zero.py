@@ -1,4 +1,5 @@
 """Mutant: model_save returns 0 on success, as the C version did."""
+# zh: model_save 成功时返回 0，像 C 版本那样，而不是 None
 
 # fails: save_default
 

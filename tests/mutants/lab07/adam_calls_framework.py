@@ -1,4 +1,5 @@
 """Mutant: adam_step wraps the arrays in a framework AdamW and lets its step do the work."""
+# zh: adam_step 把数组交给框架的 AdamW，让它的 step 代劳
 
 # fails: adam_first, adam_steps, adam_decay, adam_in_place, arrays_and_views
 

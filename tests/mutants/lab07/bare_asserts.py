@@ -1,4 +1,5 @@
 """Mutant: checks its arguments with assert (AssertionError, not ValueError), after the decay."""
+# zh: 用 assert 检查参数（抛 AssertionError 而不是 ValueError），而且放在衰减之后
 
 # fails: adam_in_place
 

@@ -1,4 +1,5 @@
 """Mutant: updates param first and checks the shapes afterwards: an error leaves param changed."""
+# zh: 先更新 param 再检查形状：出错时 param 已经被改了
 
 # fails: adam_in_place
 

@@ -1,6 +1,7 @@
 """Mutant: L2 regularisation folded into the gradient (Adam + L2), not decoupled decay."""
+# zh: 把 L2 正则加进了梯度（Adam + L2），而不是解耦的权重衰减
 
-# fails: adam_steps, adam_decay, arrays_and_views
+# fails: adam_steps, adam_decay
 
 import numpy as np
 

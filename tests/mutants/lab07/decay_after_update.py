@@ -1,6 +1,7 @@
 """Mutant: decoupled decay applied after the Adam update (the C course's order)."""
+# zh: 在 Adam 更新之后才做权重衰减（C 课程的顺序）
 
-# fails: adam_steps, adam_decay, arrays_and_views
+# fails: adam_steps, adam_decay
 
 import numpy as np
 

@@ -1,4 +1,5 @@
-"""Mutant: √(v̂ + eps) instead of √v̂ + eps: only visible when the gradient is tiny."""
+"""Mutant: eps added inside the square root: √(v̂ + eps) instead of √v̂ + eps."""
+# zh: eps 加在了根号里面：√(v̂ + eps)，而不是 √v̂ + eps
 
 # fails: adam_first
 

@@ -1,6 +1,8 @@
 """Mutant: reads logits.data as if it were row-major, ignoring strides and offset."""
+# zh: 把 logits.data 当作行主序来读，忽略了 strides 和 offset
 
 # fails: arrays_and_views
+# blind: views
 
 import numpy as np
 

@@ -1,4 +1,5 @@
 """Mutant: softmax_ce_grad returns the framework's cross_entropy_with_grad gradient."""
+# zh: softmax_ce_grad 直接返回框架 cross_entropy_with_grad 算出的梯度
 
 # fails: grad_values, grad_mean, grad_stable, grad_errors, arrays_and_views
 

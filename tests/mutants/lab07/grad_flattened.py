@@ -1,4 +1,5 @@
 """Mutant: returns the gradient flattened to [S·V] instead of [S, V]."""
+# zh: 梯度被拉平成 [S·V]，而不是 [S, V]
 
 # fails: grad_values, grad_mean, grad_stable, arrays_and_views
 

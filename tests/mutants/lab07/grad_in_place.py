@@ -1,4 +1,5 @@
 """Mutant: computes the gradient inside the caller's logits (softmax written over the view)."""
+# zh: 在调用者的 logits 里就地算梯度（softmax 写进了输入的视图）
 
 # fails: grad_values
 

@@ -1,4 +1,5 @@
 """Mutant: the gradient's softmax without the max subtracted: inf / inf = NaN at ±1e4."""
+# zh: 梯度里的 softmax 没有先减去每行最大值：±1e4 时 inf / inf 得 NaN
 
 # fails: grad_stable
 

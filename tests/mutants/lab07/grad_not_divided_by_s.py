@@ -1,6 +1,7 @@
 """Mutant: softmax - one_hot, not divided by S (the per-position gradient of the C course)."""
+# zh: 梯度是 softmax − one_hot，没有除以 S
 
-# fails: grad_mean, grad_stable, arrays_and_views
+# fails: grad_mean, grad_stable
 
 import numpy as np
 

@@ -1,4 +1,5 @@
 """Mutant: scales the caller's gradient in place while building m (g *= 1 - β₁)."""
+# zh: 计算 m 时原地缩放了调用者的梯度（g *= 1 − β₁）
 
 # fails: adam_first
 

@@ -1,6 +1,7 @@
 """Mutant: forgets the one-hot: returns softmax / S (rows sum to 1/S, not 0)."""
+# zh: 忘了减去 one-hot：返回 softmax / S（每行之和是 1/S，不是 0）
 
-# fails: grad_values, grad_mean, grad_stable, arrays_and_views
+# fails: grad_values, grad_mean, grad_stable
 
 import numpy as np
 

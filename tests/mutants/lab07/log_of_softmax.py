@@ -1,4 +1,5 @@
 """Mutant: loss = -log(softmax(z)[target]) in float32: the probability underflows to 0, log gives inf."""
+# zh: loss 取 float32 softmax 的 log：概率下溢成 0，log 得到 inf
 
 # fails: loss_stable
 

@@ -1,4 +1,5 @@
 """Mutant: cross_entropy_loss hands the work to the framework's reference cross_entropy_loss."""
+# zh: cross_entropy_loss 交给框架的 cross_entropy_loss 去算
 
 # fails: loss_values, loss_stable, loss_errors, grad_mean, arrays_and_views
 

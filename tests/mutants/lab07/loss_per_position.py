@@ -1,4 +1,5 @@
 """Mutant: returns the S per-position losses instead of their mean."""
+# zh: 返回 S 个位置各自的损失，而不是它们的平均
 
 # fails: loss_values, loss_stable, grad_mean, arrays_and_views
 

@@ -1,4 +1,5 @@
 """Mutant: subtracts the row max through the logits' own view, changing the caller's logits."""
+# zh: 通过 logits 自己的视图减去行最大值，改掉了调用者的 logits
 
 # fails: loss_values
 

@@ -1,6 +1,7 @@
 """Mutant: the loss is summed over positions, not averaged (no longer matches its gradient)."""
+# zh: 损失对各位置求和，而不是取平均
 
-# fails: loss_values, loss_stable, grad_mean, arrays_and_views
+# fails: loss_values, loss_stable, grad_mean
 
 import numpy as np
 

@@ -1,6 +1,7 @@
 """Mutant: m = β₁·m + ... rebinds the local names; the caller's m and v stay 0."""
+# zh: m = β₁·m + … 只让局部变量指向新数组，调用者的 m、v 仍是 0
 
-# fails: adam_first, adam_steps, adam_in_place, arrays_and_views
+# fails: adam_first, adam_steps, adam_in_place
 
 import numpy as np
 

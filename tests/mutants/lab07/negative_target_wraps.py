@@ -1,4 +1,5 @@
 """Mutant: checks only target < V; a target of -1 silently picks the last logit."""
+# zh: 只检查 target < V：target = -1 悄悄取到了最后一个 logit
 
 # fails: loss_errors
 

@@ -1,4 +1,5 @@
-"""Mutant: never compares len(targets) with S; numpy broadcasting hides the mismatch."""
+"""Mutant: never compares len(targets) with S, and uses only the rows both have."""
+# zh: 没有比较 len(targets) 和 S，只用了两者都有的那几行
 
 # fails: loss_errors, grad_errors
 

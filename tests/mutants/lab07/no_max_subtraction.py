@@ -1,4 +1,5 @@
 """Mutant: log-sum-exp without subtracting the row max: exp(1e4) overflows to inf."""
+# zh: log-sum-exp 没有先减去每行最大值：exp(1e4) 溢出成 inf
 
 # fails: loss_stable
 

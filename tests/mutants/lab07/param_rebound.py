@@ -1,6 +1,7 @@
 """Mutant: p = p - ... rebinds the local name; the caller's param never changes."""
+# zh: p = p − … 只让局部变量指向新数组，调用者的 param 没有变
 
-# fails: adam_first, adam_steps, adam_decay, adam_in_place, arrays_and_views
+# fails: adam_first, adam_steps, adam_decay, adam_in_place
 
 import numpy as np
 

@@ -1,4 +1,5 @@
 """Mutant: updates everything in place but also returns param (the contract says None)."""
+# zh: 原地更新之后还返回了 param（约定是返回 None）
 
 # fails: adam_first
 

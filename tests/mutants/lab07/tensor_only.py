@@ -1,6 +1,8 @@
 """Mutant: calls logits.numpy() directly, so a numpy array (which has no .numpy) fails."""
+# zh: 直接调用 logits.numpy()：传入没有 .numpy 的 numpy 数组就出错
 
 # fails: arrays_and_views
+# blind: arrays
 
 import numpy as np
 

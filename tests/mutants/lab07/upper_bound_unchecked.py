@@ -1,4 +1,5 @@
 """Mutant: checks only that targets are >= 0; a target of V then fails with numpy's IndexError."""
+# zh: 只检查 target ≥ 0：target = V 时变成 numpy 自己的 IndexError
 
 # fails: loss_errors, grad_errors
 

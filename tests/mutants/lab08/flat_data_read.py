@@ -1,5 +1,6 @@
 """Mutant: reads the Tensor's flat data, ignoring strides and offset."""
 
+# zh: 直接读 Tensor 的扁平 data，忽略了步长和偏移
 # fails: greedy_rules, temperature_rules, top_k_rules
 
 import numpy as np

@@ -1,5 +1,6 @@
 """Mutant: draws from numpy's global generator instead of the rng argument."""
 
+# zh: 用 numpy 的全局随机数生成器，而不是传进来的 rng
 # fails: temperature_rules, top_k_rules
 
 import numpy as np

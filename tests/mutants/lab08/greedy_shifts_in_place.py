@@ -1,5 +1,6 @@
 """Mutant: greedy subtracts the maximum from the caller's logits, in place."""
 
+# zh: 贪心在调用者的 logits 上原地减去最大值
 # fails: greedy_rules
 
 import numpy as np

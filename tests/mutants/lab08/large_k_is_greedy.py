@@ -1,5 +1,6 @@
 """Mutant: k <= 0 or k >= V falls back to greedy instead of 'no filter'."""
 
+# zh: k ≤ 0 或 k ≥ V 时退回贪心，而不是不过滤
 # fails: top_k_no_filter
 
 import numpy as np

@@ -1,5 +1,6 @@
-"""Mutant: no T <= 0 branch, so T = 0 divides by zero and T < 0 inverts the distribution."""
+"""Mutant: no T <= 0 branch: T = 0 divides by zero, T < 0 inverts the distribution."""
 
+# zh: 没有 T ≤ 0 的分支：T = 0 除以零，T < 0 把分布反过来
 # fails: temperature_greedy, top_k_temperature
 
 import numpy as np

@@ -1,5 +1,6 @@
 """Mutant: no NaN or empty check; NaN logits silently give index 0."""
 
+# zh: 没有检查 NaN 和空输入，含 NaN 的 logits 悄悄返回 0
 # fails: greedy_rules, temperature_rules, top_k_rules
 
 import numpy as np

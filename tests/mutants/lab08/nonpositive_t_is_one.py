@@ -1,5 +1,6 @@
-"""Mutant: T <= 0 treated as T = 1 (the C framework's behaviour), not as greedy."""
+"""Mutant: T <= 0 treated as T = 1, not as greedy."""
 
+# zh: T ≤ 0 被当作 T = 1，而不是贪心
 # fails: temperature_greedy, top_k_temperature
 
 import numpy as np

@@ -1,5 +1,6 @@
 """Mutant: refuses any non-finite logit, -inf included (which top-k itself produces)."""
 
+# zh: 拒绝所有非有限的 logit，连 top-k 自己写入的 -inf 也拒绝
 # fails: greedy_first_max, top_k_support, top_k_ties, top_k_temperature, top_k_rules
 
 import numpy as np

@@ -1,5 +1,6 @@
 """Mutant: divides the caller's logits by T in place through the numpy() view."""
 
+# zh: 通过 numpy() 视图把调用者的 logits 原地除以 T
 # fails: temperature_greedy, temperature_shape, temperature_rules
 
 import numpy as np

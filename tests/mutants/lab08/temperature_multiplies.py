@@ -1,5 +1,6 @@
 """Mutant: the temperature multiplies the logits instead of dividing them."""
 
+# zh: 温度乘到 logits 上，而不是除
 # fails: temperature_greedy, temperature_shape, top_k_temperature
 
 import numpy as np

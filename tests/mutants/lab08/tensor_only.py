@@ -1,5 +1,6 @@
 """Mutant: calls logits.numpy(), so a plain numpy array argument fails."""
 
+# zh: 直接调用 logits.numpy()，传入普通 numpy 数组就出错
 # fails: greedy_rules, temperature_rules, top_k_support, top_k_ties, top_k_no_filter, top_k_temperature, top_k_rules
 
 import numpy as np

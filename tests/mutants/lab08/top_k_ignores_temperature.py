@@ -1,5 +1,6 @@
 """Mutant: top-k samples its survivors at T = 1 whatever the temperature."""
 
+# zh: top-k 过滤后不管温度，总按 T = 1 抽样
 # fails: top_k_temperature
 
 import numpy as np

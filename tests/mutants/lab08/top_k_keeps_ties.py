@@ -1,5 +1,6 @@
 """Mutant: top-k keeps every logit >= the k-th largest, so ties let more than k through."""
 
+# zh: top-k 保留所有 ≥ 第 k 大值的 logit，并列时留下的多于 k 个
 # fails: top_k_ties
 
 import numpy as np

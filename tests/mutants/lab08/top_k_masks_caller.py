@@ -1,5 +1,6 @@
 """Mutant: top-k writes -inf into the caller's logits through the numpy() view."""
 
+# zh: top-k 通过 numpy() 视图把 -inf 写进了调用者的 logits
 # fails: top_k_rules
 
 import numpy as np

@@ -1,5 +1,6 @@
 """Mutant: top-k keeps k + 1 logits (slices order[k + 1:])."""
 
+# zh: top-k 多留了一个：保留了 k + 1 个 logit
 # fails: top_k_support, top_k_ties, top_k_temperature
 
 import numpy as np

@@ -1,5 +1,6 @@
 """Mutant: top-k reads logits.numpy(), so a plain numpy array argument fails there."""
 
+# zh: top-k 直接调用 logits.numpy()，传入普通 numpy 数组就出错
 # fails: top_k_rules
 
 import numpy as np

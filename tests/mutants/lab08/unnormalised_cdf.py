@@ -1,5 +1,6 @@
 """Mutant: the CDF of exp(x - max) is not divided by its sum before the uniform draw."""
 
+# zh: exp(x - max) 的累积和没有除以总和就拿去和均匀随机数比较
 # fails: temperature_one, temperature_shape, top_k_support, top_k_ties, top_k_no_filter, top_k_temperature
 
 import numpy as np

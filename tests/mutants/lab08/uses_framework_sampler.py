@@ -1,5 +1,6 @@
 """Mutant: top-k hands the work to the framework's own sampler."""
 
+# zh: top-k 把活交给了框架自带的采样器
 # fails: top_k_support, top_k_ties, top_k_no_filter, top_k_temperature, top_k_rules
 
 import numpy as np

@@ -1,5 +1,6 @@
 """Mutant: starts after the last tag of any kind, not after the last <|assistant|>."""
 
+# zh: 从最后一个任意标签之后开始取，而不是最后一个 <|assistant|> 之后
 # fails: extract_basic, extract_every_tag, extract_whitespace, roundtrip_property
 
 from __future__ import annotations

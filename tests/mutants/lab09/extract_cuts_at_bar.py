@@ -1,5 +1,6 @@
 """Mutant: cuts at the first "<|", as if anything that starts like a tag were one."""
 
+# zh: 在第一个 "<|" 处截断，把看起来像标签开头的文字都当成了标签
 # fails: extract_every_tag, roundtrip_property
 
 from __future__ import annotations

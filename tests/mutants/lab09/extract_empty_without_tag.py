@@ -1,5 +1,6 @@
 """Mutant: returns "" when there is no <|assistant|> tag."""
 
+# zh: 没有 <|assistant|> 标签时返回空串
 # fails: extract_basic, extract_every_tag, roundtrip_property
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Mutant: starts after the FIRST <|assistant|> (find instead of rfind)."""
 
+# zh: 从第一个 <|assistant|> 之后开始取（用了 find 而不是 rfind）
 # fails: extract_basic, roundtrip_property
 
 from __future__ import annotations

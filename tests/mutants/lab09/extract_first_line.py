@@ -1,5 +1,6 @@
 """Mutant: keeps only the first line of the reply."""
 
+# zh: 只保留回复的第一行
 # fails: extract_whitespace, roundtrip_property
 
 from __future__ import annotations

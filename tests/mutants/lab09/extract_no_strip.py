@@ -1,5 +1,6 @@
 """Mutant: returns the reply without stripping the whitespace around it."""
 
+# zh: 返回的回复没有去掉首尾空白
 # fails: extract_basic, extract_every_tag, extract_whitespace, roundtrip_property
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Mutant: skips a newline after the tag by reading output[start] without a bounds check."""
 
+# zh: 为跳过标签后的换行读了 output[start]，没有检查下标越界
 # fails: extract_whitespace
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""Mutant: stops only at <|user|> (the C checks never tried another tag)."""
+"""Mutant: stops only at <|user|>; the other tags do not end the reply."""
 
+# zh: 只在 <|user|> 处停下，其他标签不结束回复
 # fails: extract_every_tag, extract_whitespace, roundtrip_property
 
 from __future__ import annotations

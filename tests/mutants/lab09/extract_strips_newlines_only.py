@@ -1,5 +1,6 @@
 """Mutant: strips only newlines (strip("\\n")), not spaces, tabs or \\r."""
 
+# zh: 只去掉换行（strip("\n")），空格、制表符和 \r 都留着
 # fails: extract_basic, extract_whitespace, roundtrip_property
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Mutant: without an assistant tag, returns the whole text, tags and all."""
 
+# zh: 没有 assistant 标签时返回整段文本，连标签一起
 # fails: extract_every_tag
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Mutant: makes a tag of any role: "bot" becomes <|bot|>."""
 
+# zh: 任何角色都拼成标签："bot" 变成了 <|bot|>
 # fails: prompt_errors
 
 from __future__ import annotations

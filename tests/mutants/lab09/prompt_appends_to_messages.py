@@ -1,5 +1,6 @@
 """Mutant: appends the open assistant turn to the caller's list."""
 
+# zh: 把开放的 assistant 轮次追加到了调用者的列表里
 # fails: prompt_layout
 
 from __future__ import annotations

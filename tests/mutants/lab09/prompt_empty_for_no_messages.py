@@ -1,5 +1,6 @@
 """Mutant: returns an empty prompt when there are no messages."""
 
+# zh: 没有消息时返回空的提示词
 # fails: prompt_zero, roundtrip_property
 
 from __future__ import annotations

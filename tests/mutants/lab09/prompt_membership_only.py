@@ -1,5 +1,6 @@
 """Mutant: checks only that the role is one of three, so None is a ValueError, not a TypeError."""
 
+# zh: 只检查角色是否在三者之中，None 抛 ValueError 而不是 TypeError
 # fails: prompt_errors
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Mutant: writes the content without the newline after it."""
 
+# zh: 内容后面没有写换行
 # fails: prompt_one_turn, prompt_layout, roundtrip_property
 
 from __future__ import annotations

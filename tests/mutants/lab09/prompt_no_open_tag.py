@@ -1,5 +1,6 @@
-"""Mutant: forgets the open <|assistant|> line at the end (the C framework's own bug)."""
+"""Mutant: forgets the open <|assistant|> line at the end."""
 
+# zh: 忘了结尾那一行开放的 <|assistant|>
 # fails: prompt_one_turn, prompt_layout, prompt_zero, roundtrip_property
 
 from __future__ import annotations

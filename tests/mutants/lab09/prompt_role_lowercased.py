@@ -1,5 +1,6 @@
 """Mutant: accepts "User" by lower-casing the role first."""
 
+# zh: 先把角色转成小写，于是接受了 "User"
 # fails: prompt_errors
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Mutant: strips each content, which the prompt must keep exactly."""
 
+# zh: 对每段内容做了 strip()，而提示词要原样保留内容
 # fails: prompt_layout, roundtrip_property
 
 from __future__ import annotations

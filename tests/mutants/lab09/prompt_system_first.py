@@ -1,5 +1,6 @@
 """Mutant: moves the system messages to the front instead of keeping the order."""
 
+# zh: 把 system 消息挪到最前面，没有保持原来的顺序
 # fails: prompt_layout, roundtrip_property
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Mutant: skips any message that is not a tuple, such as [role, content]."""
 
+# zh: 跳过不是元组的消息，例如 [role, content] 列表
 # fails: prompt_layout
 
 from __future__ import annotations

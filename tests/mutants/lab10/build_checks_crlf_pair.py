@@ -1,5 +1,6 @@
 """Mutant: refuses only the pair "\\r\\n", so a bare "\\r" or "\\n" slips through."""
 
+# zh: 只拒绝 "\r\n" 这一对，单独的 "\r" 或 "\n" 溜了过去
 # fails: build_injection
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Mutant: checks reason for CR and LF but forgets content_type."""
 
+# zh: 检查了 reason 里的 CR 和 LF，却忘了 content_type
 # fails: build_injection
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Mutant: ends the response with one more CRLF after the body."""
 
+# zh: 在正文之后又多写了一个 CRLF
 # fails: build_basic, build_bytes, build_crlf
 
 from __future__ import annotations

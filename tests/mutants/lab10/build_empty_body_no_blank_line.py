@@ -1,5 +1,6 @@
 """Mutant: writes the blank line only when there is a body."""
 
+# zh: 只有正文不为空时才写头部后面的空行
 # fails: build_bytes
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Mutant: writes the status line as HTTP/1.0."""
 
+# zh: 状态行写成了 HTTP/1.0
 # fails: build_basic, build_bytes, build_crlf, traffic_responses
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Mutant: Content-Length is len(body) of the str: characters, not bytes."""
 
+# zh: Content-Length 用的是 str 的 len(body)：数的是字符，不是字节
 # fails: build_bytes, traffic_responses
 
 from __future__ import annotations

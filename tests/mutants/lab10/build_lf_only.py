@@ -1,5 +1,6 @@
 """Mutant: ends the lines with "\\n" alone, as print() would."""
 
+# zh: 行尾只写了 "\n"，像 print() 那样
 # fails: build_basic, build_bytes, build_crlf
 
 from __future__ import annotations

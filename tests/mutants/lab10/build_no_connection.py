@@ -1,5 +1,6 @@
 """Mutant: leaves out the Connection: close header."""
 
+# zh: 漏了 Connection: close 头部
 # fails: build_basic, build_bytes, build_crlf, traffic_responses
 
 from __future__ import annotations

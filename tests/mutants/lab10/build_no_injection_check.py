@@ -1,5 +1,6 @@
 """Mutant: puts reason and content_type into the head without checking for CR or LF."""
 
+# zh: 把 reason 和 content_type 直接写进头部，没有检查 CR 或 LF
 # fails: build_injection
 
 from __future__ import annotations

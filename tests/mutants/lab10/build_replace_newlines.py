@@ -1,5 +1,6 @@
 """Mutant: joins with "\\n", then replaces every "\\n" by "\\r\\n", the body's included."""
 
+# zh: 用 "\n" 拼接后把所有 "\n" 换成 "\r\n"，连正文也改了
 # fails: build_bytes, build_crlf, traffic_responses
 
 from __future__ import annotations

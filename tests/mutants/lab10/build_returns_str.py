@@ -1,5 +1,6 @@
 """Mutant: returns the response as a str, not bytes."""
 
+# zh: 把响应作为 str 返回，而不是 bytes
 # fails: build_basic, build_bytes, build_crlf, traffic_responses
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Mutant: quietly decodes a bytes line instead of refusing it."""
 
+# zh: 悄悄把 bytes 的请求行解码，而不是拒绝它
 # fails: parse_injection
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Mutant: accepts only the version "HTTP/1.1"."""
 
+# zh: 只接受 "HTTP/1.1" 这一个版本
 # fails: parse_forms
 
 from __future__ import annotations

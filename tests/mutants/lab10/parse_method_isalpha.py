@@ -1,5 +1,6 @@
 """Mutant: checks the method with isalpha() and isupper(): Unicode letters such as É pass."""
 
+# zh: 用 isalpha() 和 isupper() 检查方法：É 这样的 Unicode 字母也能通过
 # fails: parse_malformed
 
 from __future__ import annotations

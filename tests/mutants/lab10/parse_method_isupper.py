@@ -1,5 +1,6 @@
 """Mutant: checks the method with str.isupper(), which is True for "G3T" and "GÉT" too."""
 
+# zh: 用 str.isupper() 检查方法，"G3T" 和 "GÉT" 也得到 True
 # fails: parse_malformed
 
 from __future__ import annotations

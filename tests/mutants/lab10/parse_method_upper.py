@@ -1,5 +1,6 @@
 """Mutant: upper-cases the method instead of refusing a lowercase one."""
 
+# zh: 把方法转成大写，而不是拒绝小写的方法
 # fails: parse_malformed
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Mutant: the path is whatever lies between the first and the last space, unchecked."""
 
+# zh: 路径取第一个和最后一个空格之间的全部内容，不做检查
 # fails: parse_malformed
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Mutant: requires the path to start with "/", refusing "*" and absolute URLs."""
 
+# zh: 要求路径以 "/" 开头，拒绝了 "*" 和绝对 URL
 # fails: parse_forms, traffic_requests
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Mutant: allows only letters, digits and / . _ - in the path (no query, no punctuation)."""
 
+# zh: 路径只允许字母、数字和 / . _ -（查询串和标点都不行）
 # fails: parse_forms, traffic_requests
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Mutant: validates with ^...$ and \\d, no CR/LF check: "$" matches before a final "\\n"."""
 
+# zh: 用 ^...$ 和 \d 校验、不查 CR/LF："$" 能匹配结尾的 "\n" 之前
 # fails: parse_malformed, parse_injection
 
 from __future__ import annotations

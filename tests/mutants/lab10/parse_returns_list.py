@@ -1,5 +1,6 @@
 """Mutant: returns the list from split() instead of a tuple."""
 
+# zh: 返回 split() 得到的列表，而不是元组
 # fails: parse_basic, parse_forms, traffic_requests
 
 from __future__ import annotations

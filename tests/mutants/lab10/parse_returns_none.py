@@ -1,5 +1,6 @@
-"""Mutant: a port of the C contract: a malformed line returns None instead of raising."""
+"""Mutant: a malformed line returns None (the C contract) instead of raising."""
 
+# zh: 照搬 C 的约定：不合格式的行返回 None，而不是抛异常
 # fails: parse_basic, parse_malformed, parse_injection
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Mutant: splits with str.split() (any run of whitespace), so extra spaces and tabs pass."""
 
+# zh: 用不带参数的 str.split() 切分，多余的空格和制表符都能通过
 # fails: parse_malformed
 
 from __future__ import annotations

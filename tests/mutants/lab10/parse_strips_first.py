@@ -1,5 +1,6 @@
 """Mutant: strips the line first, so surrounding spaces and a trailing CRLF pass."""
 
+# zh: 先对整行 strip()，于是首尾空格和结尾的 CRLF 都能通过
 # fails: parse_malformed, parse_injection
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Mutant: the version pattern lets each digit repeat, so HTTP/11.1 and HTTP/1.10 pass."""
 
+# zh: 版本的模式允许数字重复，HTTP/11.1 和 HTTP/1.10 都能通过
 # fails: parse_malformed
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Mutant: only checks that the version starts with "HTTP/" (in any case)."""
 
+# zh: 只检查版本是否以 "HTTP/" 开头（还不分大小写）
 # fails: parse_malformed
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Mutant: turns a non-positive size into 1 instead of refusing it."""
 
+# zh: 把不是正数的大小改成 1，而不是拒绝它
 # fails: alloc_errors
 
 from framework.kv_cache import KVCache

@@ -1,5 +1,6 @@
 """Mutant: allocates one spare position per layer "to be safe"."""
 
+# zh: 为了“保险”每层多分配了一个位置
 # fails: alloc_shapes, alloc_memory
 
 from framework.kv_cache import KVCache

@@ -1,5 +1,6 @@
 """Mutant: when a layer is full it overwrites the last position instead of refusing."""
 
+# zh: 一层满了以后覆盖最后一个位置，而不是拒绝
 # fails: append_errors
 
 from framework import Tensor

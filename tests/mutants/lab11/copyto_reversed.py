@@ -1,5 +1,6 @@
 """Mutant: np.copyto with its arguments swapped copies the empty cache row into the inputs."""
 
+# zh: np.copyto 的两个参数写反了：把缓存里的空行复制进了输入
 # fails: append_rows, append_forms, end_to_end
 
 import numpy as np

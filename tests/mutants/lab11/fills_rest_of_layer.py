@@ -1,5 +1,6 @@
 """Mutant: writes the row from pos to the end of the layer (a slice too wide)."""
 
+# zh: 从 pos 一直写到这一层的末尾（切片太宽）
 # fails: append_rows
 
 from framework import Tensor

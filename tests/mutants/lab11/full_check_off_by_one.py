@@ -1,5 +1,6 @@
 """Mutant: the full check is pos > max_seq_len, so a full layer raises IndexError."""
 
+# zh: 已满的判断写成 pos > max_seq_len，满了的层抛出 IndexError
 # fails: append_errors
 
 from framework import Tensor

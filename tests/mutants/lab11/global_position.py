@@ -1,6 +1,7 @@
 """Mutant: one position for all layers (the longest layer's length), as the C course's
 current_len."""
 
+# zh: 所有层共用一个位置（最长那一层的长度），像 C 版的 current_len
 # fails: append_rows, end_to_end
 
 from framework import Tensor

@@ -1,5 +1,6 @@
 """Mutant: a cache class of its own with k, v and lengths, not the framework's KVCache."""
 
+# zh: 自己写了一个有 k、v、lengths 的缓存类，不是框架的 KVCache
 # fails: alloc_shapes, alloc_memory, end_to_end
 
 import numpy as np

@@ -1,5 +1,6 @@
 """Mutant: checks only a row's last dimension and takes its first row, so [2, H] passes."""
 
+# zh: 只检查行的最后一维并取它的第一行，[2, H] 被放过
 # fails: append_errors
 
 from framework import Tensor, as_tensor

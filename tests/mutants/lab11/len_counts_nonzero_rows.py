@@ -1,5 +1,6 @@
 """Mutant: counts the non-zero rows of K instead of reading the lengths."""
 
+# zh: 数 K 里非零的行，而不是读 lengths
 # fails: len_per_layer
 
 import numpy as np

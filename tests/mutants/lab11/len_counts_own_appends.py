@@ -1,5 +1,6 @@
 """Mutant: counts its own appends in an attribute instead of reading cache.lengths."""
 
+# zh: 用自己的属性数追加次数，而不是读 cache.lengths
 # fails: len_per_layer, end_to_end
 
 from framework import Tensor

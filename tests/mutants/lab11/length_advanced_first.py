@@ -1,5 +1,6 @@
 """Mutant: advances the layer's length before writing, so a bad row leaves it advanced."""
 
+# zh: 先推进长度再写入，行不对时长度已经加过了
 # fails: append_errors
 
 from framework import Tensor

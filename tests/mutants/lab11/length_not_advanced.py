@@ -1,5 +1,6 @@
 """Mutant: writes the rows but never advances the layer's length."""
 
+# zh: 写入了行，但从不推进这一层的长度
 # fails: append_rows, append_forms, end_to_end
 
 from framework import Tensor

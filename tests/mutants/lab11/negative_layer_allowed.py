@@ -1,5 +1,6 @@
 """Mutant: checks only layer < num_layers, so layer -1 writes the last layer."""
 
+# zh: 只检查 layer < num_layers，layer = -1 写进了最后一层
 # fails: append_errors, len_per_layer
 
 from framework.kv_cache import KVCache

@@ -1,5 +1,6 @@
 """Mutant: no checks of its own; relies on numpy's indexing and assignment to complain."""
 
+# zh: 自己不做任何检查，指望 numpy 的索引和赋值来报错
 # fails: append_errors
 
 from framework import Tensor, as_tensor

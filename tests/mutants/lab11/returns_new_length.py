@@ -1,5 +1,6 @@
 """Mutant: returns the new length (pos + 1) instead of the position written."""
 
+# zh: 返回新的长度（pos + 1），而不是写入的位置
 # fails: append_rows, append_forms
 
 from framework import Tensor

@@ -1,5 +1,6 @@
 """Mutant: keeps one cache per size in a module global and hands it out again."""
 
+# zh: 按大小把缓存存在模块级变量里，再次分配时交出同一个
 # fails: alloc_shapes, alloc_errors
 
 from framework.kv_cache import KVCache

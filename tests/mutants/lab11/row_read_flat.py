@@ -1,5 +1,6 @@
 """Mutant: reads a row's flat data, ignoring its strides and offset."""
 
+# zh: 按存储顺序读行的 data，忽略了 strides 和 offset
 # fails: append_forms
 
 import numpy as np

@@ -1,5 +1,6 @@
 """Mutant: accepts only a row of shape [H], not [1, H]."""
 
+# zh: 只接受形状 [H] 的行，不接受 [1, H]
 # fails: append_forms
 
 from framework import Tensor, as_tensor

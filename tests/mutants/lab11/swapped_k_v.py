@@ -1,5 +1,6 @@
 """Mutant: writes the key row into V and the value row into K."""
 
+# zh: 把 K 行写进了 V，把 V 行写进了 K
 # fails: append_rows, append_forms, end_to_end
 
 from framework import Tensor

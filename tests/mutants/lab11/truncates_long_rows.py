@@ -1,5 +1,6 @@
 """Mutant: a row longer than H is cut to its first H numbers instead of refused."""
 
+# zh: 比 H 长的行被截成前 H 个数，而不是拒绝
 # fails: append_errors
 
 from framework import Tensor, as_tensor

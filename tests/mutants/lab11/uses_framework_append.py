@@ -1,5 +1,6 @@
 """Mutant: hands the work to the framework's own KVCache.append."""
 
+# zh: 把活交给了框架自己的 KVCache.append
 # fails: append_rows, append_forms, append_errors, end_to_end
 
 from framework import Tensor

@@ -1,5 +1,6 @@
 """Mutant: writes the key row, then finds the value row wrong: the cache is half-changed."""
 
+# zh: 先写了 K 行才发现 V 行不对：缓存被改了一半
 # fails: append_errors
 
 from framework import Tensor

@@ -1,5 +1,6 @@
 """Mutant: counts in a 256 × 256 table, as if ids were bytes (merged ids are 264 and up)."""
 
+# zh: 在 256 × 256 的表里计数，把 id 当成字节（合并出来的 id 从 264 起）
 # fails: loop_matches_framework
 
 from collections.abc import Sequence

@@ -1,5 +1,6 @@
 """Mutant: returns None for an empty list, but a single id still reaches max() of nothing."""
 
+# zh: 只对空列表返回 None，只有一个 id 时仍去求空集合的 max()
 # fails: count_none
 
 from collections.abc import Sequence

@@ -1,5 +1,6 @@
 """Mutant: returns the best pair even when it occurs only once (no threshold of 2)."""
 
+# zh: 最多的一对只出现一次也照样返回（没有“至少 2 次”的门槛）
 # fails: count_none, loop_matches_framework
 
 from collections.abc import Sequence

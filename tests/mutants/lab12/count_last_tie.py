@@ -1,5 +1,6 @@
 """Mutant: ties go to the pair seen last (>= while scanning the counts)."""
 
+# zh: 并列时取最后看到的那一对（扫描计数时用了 >=）
 # fails: count_basic, count_ties, loop_matches_framework
 
 from collections.abc import Sequence

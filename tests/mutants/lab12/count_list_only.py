@@ -1,5 +1,6 @@
 """Mutant: pads the input with `tokens + [None]`, which only works for a list."""
 
+# zh: 用 tokens + [None] 给输入补尾，只对 list 有效
 # fails: merge_edges
 
 from collections.abc import Sequence

@@ -1,5 +1,6 @@
 """Mutant: no guard for an empty count table: max() of nothing raises on 0 or 1 id."""
 
+# zh: 计数表为空时没有保护：0 个或 1 个 id 时 max() 报错
 # fails: count_none
 
 from collections.abc import Sequence

@@ -1,5 +1,6 @@
 """Mutant: the loop stops one pair early (range(len(tokens) - 2))."""
 
+# zh: 循环少数了最后一对（range(len(tokens) - 2)）
 # fails: count_basic, count_ties, count_overlap, merge_edges, loop_matches_framework
 
 from collections.abc import Sequence

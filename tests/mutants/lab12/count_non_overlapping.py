@@ -1,5 +1,6 @@
 """Mutant: counts pairs without overlap, like str.count ("aaa" holds (a, a) once)."""
 
+# zh: 像 str.count 那样不重叠地数对（"aaa" 里 (a, a) 只算一次）
 # fails: count_overlap, loop_matches_framework
 
 from collections.abc import Sequence

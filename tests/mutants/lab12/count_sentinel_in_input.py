@@ -1,5 +1,6 @@
 """Mutant: appends a sentinel to the caller's list to avoid a bounds check, and leaves it there."""
 
+# zh: 为省掉边界检查往调用者的列表末尾加了哨兵，而且没有拿掉
 # fails: count_basic, count_none, count_ties, count_overlap, merge_edges, loop_matches_framework
 
 from collections.abc import Sequence

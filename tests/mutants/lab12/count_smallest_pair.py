@@ -1,5 +1,6 @@
 """Mutant: breaks ties by the smaller pair (sorted counts), not by first appearance."""
 
+# zh: 并列时取数值更小的一对（对计数排了序），而不是最先出现的
 # fails: count_basic, count_ties, loop_matches_framework
 
 from collections.abc import Sequence

@@ -1,5 +1,6 @@
 """Mutant: keeps the best pair while counting, so the first pair to REACH the top count wins."""
 
+# zh: 边数边记最佳对，于是最先“数到”最大次数的那一对赢了
 # fails: count_ties, loop_matches_framework
 
 from collections.abc import Sequence

@@ -1,5 +1,6 @@
 """Mutant: returns the framework's count_pairs instead of counting."""
 
+# zh: 直接返回框架的 count_pairs，没有自己数
 # fails: count_basic, count_none, count_ties, count_overlap, merge_edges, loop_matches_framework
 
 from __future__ import annotations

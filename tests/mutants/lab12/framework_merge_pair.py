@@ -1,5 +1,6 @@
 """Mutant: returns the framework's merge_pair instead of merging."""
 
+# zh: 直接返回框架的 merge_pair，没有自己合并
 # fails: merge_basic, merge_overlap, merge_edges, loop_matches_framework
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Mutant: builds a one-merge BytePairEncoder whose first new id is new_id, and lets it merge."""
 
+# zh: 造了一个只有一次合并、新 id 从 new_id 开始的 BytePairEncoder 替你合并
 # fails: merge_basic, merge_overlap, merge_edges, loop_matches_framework
 
 from __future__ import annotations

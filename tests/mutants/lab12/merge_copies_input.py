@@ -1,5 +1,6 @@
 """Mutant: returns a copy of the input without merging (the C lab's loop check passed it)."""
 
+# zh: 返回输入的副本，根本没有合并（C 版的循环检查放过了它）
 # fails: merge_basic, merge_overlap, merge_edges, loop_matches_framework
 
 from collections.abc import Sequence

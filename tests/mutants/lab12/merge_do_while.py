@@ -1,5 +1,6 @@
 """Mutant: a do-while loop translated from C reads tokens[0] before checking the length."""
 
+# zh: 从 C 翻译来的 do-while 循环在检查长度之前就读了 tokens[0]
 # fails: merge_edges
 
 from collections.abc import Sequence

@@ -1,5 +1,6 @@
 """Mutant: the loop runs to len - 1 and forgets the last, unpaired id."""
 
+# zh: 循环只到 len - 1，丢掉了最后那个落单的 id
 # fails: merge_basic, merge_overlap, merge_edges, loop_matches_framework
 
 from collections.abc import Sequence

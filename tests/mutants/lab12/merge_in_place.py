@@ -1,5 +1,6 @@
 """Mutant: merges in the caller's list (del / assign) and returns it."""
 
+# zh: 在调用者的列表里就地合并（del / 赋值）并把它返回
 # fails: merge_basic, merge_overlap, merge_edges, loop_matches_framework
 
 from collections.abc import Sequence

@@ -1,5 +1,6 @@
 """Mutant: starts from tokens.copy() and deletes in it: fine for a list, not for a tuple."""
 
+# zh: 从 tokens.copy() 开始在里面删：对 list 可以，对元组不行
 # fails: merge_edges
 
 from collections.abc import Sequence

@@ -1,5 +1,6 @@
 """Mutant: replaces every matching position, overlapping ones too ("aaa" → [X, X])."""
 
+# zh: 每个匹配的位置都替换，重叠的也换（"aaa" → [X, X]）
 # fails: merge_overlap, loop_matches_framework
 
 from collections.abc import Sequence

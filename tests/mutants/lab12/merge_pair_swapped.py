@@ -1,5 +1,6 @@
 """Mutant: compares (tokens[i], tokens[i + 1]) with (second, first)."""
 
+# zh: 拿 (tokens[i], tokens[i + 1]) 去和 (second, first) 比较
 # fails: merge_basic, merge_edges, loop_matches_framework
 
 from collections.abc import Sequence

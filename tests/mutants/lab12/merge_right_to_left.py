@@ -1,5 +1,6 @@
 """Mutant: scans from the right, so "aaa" becomes [a, X] instead of [X, a]."""
 
+# zh: 从右往左扫描，"aaa" 变成 [a, X] 而不是 [X, a]
 # fails: merge_overlap, loop_matches_framework
 
 from collections.abc import Sequence

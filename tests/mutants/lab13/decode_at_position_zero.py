@@ -1,5 +1,6 @@
 """Mutant: each decode step feeds its token at position 0 (the C course's "cache")."""
 
+# zh: 解码的每一步都把新 token 放在位置 0（C 版的“缓存”）
 # fails: one_turn_replies, one_turn_cache, one_turn_limit, one_turn_stop, one_turn_truncate, loop_quit, loop_eof
 
 import numpy as np

@@ -1,5 +1,6 @@
 """Mutant: consumes the caller's list with pop(0) while decoding it."""
 
+# zh: 解码时用 pop(0) 把调用者的列表一个个取空了
 # fails: decode_text, one_turn_replies, one_turn_cache, one_turn_limit, one_turn_stop, one_turn_known_ids, one_turn_truncate, loop_quit, loop_eof
 
 from collections.abc import Sequence

@@ -1,5 +1,6 @@
 """Mutant: hands the whole reply to framework.generate instead of writing the loop."""
 
+# zh: 把整个回复交给 framework.generate，没有自己写生成循环
 # fails: one_turn_replies, one_turn_cache, one_turn_limit, one_turn_stop, one_turn_known_ids, one_turn_truncate, loop_quit, loop_eof
 
 import numpy as np

@@ -1,5 +1,6 @@
 """Mutant: draws from numpy's global generator instead of rng."""
 
+# zh: 从 numpy 的全局随机数生成器抽样，而不是用参数 rng
 # fails: one_turn_known_ids
 
 import numpy as np

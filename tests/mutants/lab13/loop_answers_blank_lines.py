@@ -1,5 +1,6 @@
 """Mutant: empty lines are sent to the model too."""
 
+# zh: 空行也被送进了模型
 # fails: loop_quit, loop_eof
 
 from typing import TextIO

@@ -1,5 +1,6 @@
 """Mutant: returns the number of lines read, not the turns answered."""
 
+# zh: 返回读过的行数，而不是回答过的轮数
 # fails: loop_quit, loop_eof
 
 from typing import TextIO

@@ -1,5 +1,6 @@
 """Mutant: strips the line before testing for EOF, so EOF looks like a blank line: it never ends."""
 
+# zh: 先 strip 再判断 EOF，EOF 看起来像空行：循环永远不结束
 # fails: loop_eof
 
 from typing import TextIO

@@ -1,5 +1,6 @@
 """Mutant: reads the terminal with input() instead of the stdin argument."""
 
+# zh: 用 input() 读终端，而不是读参数 stdin
 # fails: loop_quit, loop_eof
 
 from typing import TextIO

@@ -1,5 +1,6 @@
 """Mutant: sends the line with its newline to the model."""
 
+# zh: 把带着换行符的整行送进了模型
 # fails: loop_quit, loop_eof
 
 from typing import TextIO

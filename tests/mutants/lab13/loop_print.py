@@ -1,5 +1,6 @@
 """Mutant: prints to the terminal instead of writing to stdout."""
 
+# zh: 用 print 打印到终端，而不是写进 stdout
 # fails: loop_quit, loop_eof
 
 from typing import TextIO

@@ -1,5 +1,6 @@
 """Mutant: writes the "> " prompt after reading the line."""
 
+# zh: 读完一行之后才写 "> " 提示符
 # fails: loop_quit, loop_eof
 
 from typing import TextIO

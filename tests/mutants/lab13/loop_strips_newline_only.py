@@ -1,5 +1,6 @@
 """Mutant: chat_loop removes only the final newline, so spaces and a \\r reach the model."""
 
+# zh: chat_loop 只去掉结尾的换行，空格和 \r 跟着进了模型
 # fails: loop_quit
 
 from typing import TextIO

@@ -1,5 +1,6 @@
 """Mutant: top-k over all ids first, then the unknown ids are removed from what is left."""
 
+# zh: 先在所有 id 上做 top-k，再从剩下的里去掉不认识的 id
 # fails: one_turn_known_ids
 
 import numpy as np

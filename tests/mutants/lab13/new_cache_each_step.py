@@ -1,5 +1,6 @@
 """Mutant: a fresh KV cache for every decode step: the token sees no earlier keys."""
 
+# zh: 每个解码步骤都新建一个 KV cache：新 token 看不到之前的 key
 # fails: one_turn_replies, one_turn_cache, one_turn_limit, one_turn_stop, one_turn_truncate, loop_quit, loop_eof
 
 import numpy as np

@@ -1,5 +1,6 @@
 """Mutant: samples over every id of the model, known to the tokenizer or not."""
 
+# zh: 在模型的所有 id 上采样，不管分词器认不认识
 # fails: one_turn_known_ids
 
 import numpy as np

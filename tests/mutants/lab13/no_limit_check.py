@@ -1,5 +1,6 @@
 """Mutant: no check of max_new_tokens (and ids[-0:] keeps the whole prompt)."""
 
+# zh: 不检查 max_new_tokens（而 ids[-0:] 留下了整个提示词）
 # fails: one_turn_limit
 
 import numpy as np

@@ -1,5 +1,6 @@
 """Mutant: a long prompt is fed whole, leaving too little room for the reply."""
 
+# zh: 太长的提示词整段喂进去，给回复留的位置不够
 # fails: one_turn_truncate
 
 import numpy as np

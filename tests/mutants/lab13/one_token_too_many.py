@@ -1,5 +1,6 @@
 """Mutant: the loop runs max_new_tokens + 1 times."""
 
+# zh: 循环跑了 max_new_tokens + 1 次
 # fails: one_turn_limit, one_turn_known_ids
 
 import numpy as np

@@ -1,5 +1,6 @@
 """Mutant: each decode step feeds only the new token, with no cache at all (a bigram model)."""
 
+# zh: 每个解码步骤只喂新 token，完全不用缓存（成了 bigram 模型）
 # fails: one_turn_replies, one_turn_cache, one_turn_limit, one_turn_stop, one_turn_truncate, loop_quit, loop_eof
 
 import numpy as np

@@ -1,5 +1,6 @@
 """Mutant: no KV cache: every step runs the whole sequence again (right, but slow)."""
 
+# zh: 不用 KV cache：每一步都把整个序列重算一遍（结果对，但慢）
 # fails: one_turn_cache
 
 import numpy as np

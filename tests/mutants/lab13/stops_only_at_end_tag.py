@@ -1,5 +1,6 @@
 """Mutant: EOS does not end the reply; only <|end|> does."""
 
+# zh: EOS 不结束回复，只有 <|end|> 才结束
 # fails: one_turn_stop
 
 import numpy as np

@@ -1,5 +1,6 @@
 """Mutant: only EOS ends the reply (the C TODO); the course model ends with <|end|>."""
 
+# zh: 只有 EOS 结束回复（C 版的 TODO）；课程模型用 <|end|> 结束
 # fails: one_turn_replies, one_turn_stop, one_turn_truncate, loop_quit, loop_eof
 
 import numpy as np

@@ -1,5 +1,6 @@
 """Mutant: a long prompt is cut to max_seq_len, leaving no room for the reply."""
 
+# zh: 太长的提示词截到 max_seq_len，回复一点位置都没有
 # fails: one_turn_truncate
 
 import numpy as np
