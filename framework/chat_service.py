@@ -18,7 +18,8 @@ name now resolves to 127.0.0.1) and 400 an HTTP/1.1 request without ``Host``, on
 listening server has set `ChatService.hosts`; 403 a page on another origin that was not
 allowed with ``--cors`` (so it cannot make the model generate); 404 an unknown route, 405
 a wrong method (with ``Allow``), 503 a full generation queue (with a ``Retry-After``
-computed from the backlog). A prompt that cannot be built is a 400 before any byte of a
+computed from the backlog, served `batch_size` at a time). A prompt that cannot be
+built is a 400 before any byte of a
 stream. Every error has a JSON body in the OpenAI API's shape, and nothing a client sends
 makes `handle` raise. Given the connection's `SocketReader`, `handle` bounds the head and
 the body by deadlines and may keep the connection open (HTTP/1.1 keep-alive) after a
@@ -60,6 +61,7 @@ from io import BufferedIOBase
 from urllib.parse import unquote
 
 from framework import http_protocol, http_request
+from framework.blas import set_blas_threads
 from framework.http_protocol import REASONS, host_allowed, rewrite_head
 from framework.http_request import MAX_BODY, HttpError, Request, SocketReader, error_body
 from framework.openai_api import (
@@ -93,7 +95,8 @@ class ServerConfig:
     body_timeout: float = 30.0  # seconds for the whole body (408)
     idle_timeout: float = 5.0  # seconds a kept-alive connection may wait for a request
     max_requests: int = 100  # requests on one kept-alive connection; then it is closed
-    queue_size: int = 32  # requests that may wait while one generates; beyond them 503
+    queue_size: int = 32  # requests admitted beside the one generating; beyond them 503
+    batch_size: int = 16  # of those admitted, decoded together (≤ queue_size); the rest wait
     queue_timeout: float = 60.0  # longest wait for a turn (measured or real) before 503
     retry_after: int = 2  # seconds per turn assumed in Retry-After until a turn is timed
     max_connections: int = 1024  # open connections; beyond them idle ones are closed, or 503
@@ -148,7 +151,11 @@ class ChatService:
     ) -> None:
         self.engine = engine
         self.config = config or ServerConfig()
-        self.gate = Gate(self.config.queue_size, self.config.queue_timeout)
+        c = self.config
+        batch = min(c.batch_size, max(1, c.queue_size))  # a queue of 0 or 1: one at a time
+        self.gate = Gate(c.queue_size, c.queue_timeout, batch=batch)
+        engine.batch_size = batch
+        set_blas_threads(1)  # the batch's products are small: a 2nd BLAS thread only spins
         self.log = log
         self.stopping = threading.Event()
         self.hosts: list[tuple[str, int | None]] | None = None

@@ -9,17 +9,30 @@ it is made, and folds what can be folded into the matrices that follow:
     1/√hd           into the query columns of W_qkv (scores need q·k / √hd)
     GELU's ½        into W2:  (½·u·(1 + tanh(…))) @ W2  =  (u·(1 + tanh(…))) @ (½·W2)
 
-so a step is a few dozen numpy calls on [H]-sized vectors, block after block through
-`run_blocks`, the loop of every forward. The results equal
-`GPTModel.forward(ids=[token], kv_cache, start_pos)` up to float32 rounding (the tests
-hold them within 1e-5), and the cache is filled exactly as that forward fills it.
+`step(token, pos, cache)` decodes one sequence; `step_batch` decodes B sequences at once
+(continuous batching, `framework.batching`): the dense products (QKV, output projection,
+FFN, LM head) take all B rows in one matrix product, and each row attends over its own
+cache. `step` is `step_batch` with B = 1, so a sequence gets the same logits alone as in
+any batch, which is what makes a seeded reply the same whoever else is being served:
 
-The folded weights are a snapshot: make a new `StepDecoder` after the model's weights
-change (`framework.generate.Decoder` makes one per generation).
+- attention always runs over all max_seq_len rows of a cache, the rows after the
+  sequence's position masked to −inf, so its sums have one length whatever the batch;
+- the rest of the step computes in float64 and rounds the logits to float32 at the end.
+  BLAS sums a row of a B-row product in another order than a lone row (gemm, not gemv),
+  so the two can differ in the last bit; in float64 that bit is ~1e-16, far below what
+  float32 keeps, so the rounded logits agree (a 1-ulp difference is possible in principle,
+  a few times in a million tokens, and then it changes a sampled token only if the draw falls
+  within 1e-7 of a boundary).
 
-Not here: prefill of several tokens (`GPTModel.forward` with the cache), batching,
-sampling. Where the idea comes from: llama.cpp and other inference engines, which keep a
-decode graph built once and fold normalisation scales into the following weights.
+The results equal `GPTModel.forward(ids=[token], kv_cache, start_pos)` up to float32
+rounding (the tests hold them within 1e-5), and the cache is filled as that forward
+fills it. The folded weights are a snapshot: make a new `StepDecoder` after the model's
+weights change (`framework.generate.Decoder` makes one per generation).
+
+Not here: prefill of several tokens (`GPTModel.forward` with the cache), gathering the
+requests of a batch (`framework.batching`), sampling. Where the idea comes from: llama.cpp
+and other inference engines, which keep a decode graph built once and fold normalisation
+scales into the following weights; vLLM's and llama-server's continuous batching.
 
 Example:
     >>> from framework.config import tiny_config
@@ -36,6 +49,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,19 +64,20 @@ from framework.transformer import BlockWeights, run_blocks
 __all__ = ["StepDecoder"]
 
 F32 = NDArray[np.float32]
+F64 = NDArray[np.float64]
 
 
 @dataclass
 class _Layer:
     """One block with its LayerNorm scales and constants folded into the matrices."""
 
-    w_qkv: F32  # (H, 3H) = γ1·[W_q/√hd | W_k | W_v]
-    b_qkv: F32  # (3H,)   = β1 @ [W_q/√hd | W_k | W_v]
-    w_o: F32  # (H, H)
-    w1: F32  # (H, F) = γ2·W1
-    b1: F32  # (F,)   = β2 @ W1 + b1
-    w2: F32  # (F, H) = ½·W2
-    b2: F32  # (H,)
+    w_qkv: F64  # (H, 3H) = γ1·[W_q/√hd | W_k | W_v]
+    b_qkv: F64  # (3H,)   = β1 @ [W_q/√hd | W_k | W_v]
+    w_o: F64  # (H, H)
+    w1: F64  # (H, F) = γ2·W1
+    b1: F64  # (F,)   = β2 @ W1 + b1
+    w2: F64  # (F, H) = ½·W2
+    b2: F64  # (H,)
 
     @classmethod
     def fold(cls, b: BlockWeights) -> _Layer:
@@ -72,18 +87,18 @@ class _Layer:
         w_qkv = b.w_qkv.astype(np.float64) * scale  # (H, 3H)
         w1 = b.w1.astype(np.float64)  # (H, F)
         return cls(
-            _f32(b.ln1_gamma[:, None] * w_qkv), _f32(b.ln1_beta @ w_qkv), _f32(b.w_o),
-            _f32(b.ln2_gamma[:, None] * w1), _f32(b.ln2_beta @ w1 + b.b1), _f32(0.5 * b.w2),
-            _f32(b.b2),
+            _f64(b.ln1_gamma[:, None] * w_qkv), _f64(b.ln1_beta @ w_qkv), _f64(b.w_o),
+            _f64(b.ln2_gamma[:, None] * w1), _f64(b.ln2_beta @ w1 + b.b1), _f64(0.5 * b.w2),
+            _f64(b.b2),
         )  # fmt: skip
 
 
-def _f32(a: NDArray[np.floating]) -> F32:
-    return np.ascontiguousarray(a, dtype=np.float32)
+def _f64(a: NDArray[np.floating]) -> F64:
+    return np.ascontiguousarray(a, dtype=np.float64)
 
 
 class StepDecoder:
-    """Decode steps for `model`, one token each, weights read and folded once.
+    """Decode steps for `model`, one token per sequence, weights read and folded once.
 
     Args:
         model: the GPT; its weights are copied (folded) now.
@@ -104,12 +119,13 @@ class StepDecoder:
         w = model.gpt_weights()
         self.vocab_size, self.max_seq_len = c.vocab_size, c.max_seq_len
         self.shape = (c.num_layers, c.max_seq_len, c.hidden_dim)
-        self.heads, self.eps = c.num_heads, np.float32(w.eps)
-        self.tokens, self.positions = w.token_embedding.copy(), w.position_embedding.copy()
+        self.heads, self.eps = c.num_heads, w.eps
+        self.tokens, self.positions = _f64(w.token_embedding), _f64(w.position_embedding)
         self.layers = [_Layer.fold(b) for b in w.blocks]
         head = w.lm_head.astype(np.float64)  # (H, V)
-        self.head, self.head_bias = _f32(w.final_gamma[:, None] * head), _f32(w.final_beta @ head)
-        self.mean = np.full(c.hidden_dim, 1.0 / c.hidden_dim, dtype=np.float32)  # (H,)
+        self.head, self.head_bias = _f64(w.final_gamma[:, None] * head), _f64(w.final_beta @ head)
+        seen = np.arange(c.max_seq_len) < np.arange(c.max_seq_len + 1)[:, None]  # (maxS+1, maxS)
+        self.masks = np.where(seen, 0.0, -np.inf).astype(np.float32)  # row n: n zeros, then −inf
 
     def step(self, token_id: int, pos: int, cache: KVCache) -> F32:
         """Logits [V] for `token_id` at position `pos`, given rows 0…pos−1 in `cache`.
@@ -121,36 +137,67 @@ class StepDecoder:
             ValueError: for an id outside [0, V), a position outside [0, max_seq_len), or
                 a cache of another shape or holding fewer than `pos` rows (unchanged then).
         """
-        self._check(token_id, pos, cache)
-        keys, values = array_of(cache.k), array_of(cache.v)  # (L, maxS, H)
-
-        def block(i: int, layer: _Layer, x: F32) -> F32:
-            return self._block(layer, x, keys[i], values[i], pos)  # (H,)
-
-        x = run_blocks(self.layers, self.tokens[token_id] + self.positions[pos], block)  # (H,)
+        self.check(token_id, pos, cache)
+        keys, values = array_of(cache.k)[None], array_of(cache.v)[None]  # (1, L, maxS, H)
+        logits: F32 = self.step_batch([token_id], [pos], [0], keys, values)[0]  # (V,)
         cache.lengths[:] = [pos + 1] * len(self.layers)
-        logits: F32 = self._norm(x) @ self.head  # (V,)
-        logits += self.head_bias
         return logits
 
-    def _block(self, layer: _Layer, x: F32, keys: F32, values: F32, pos: int) -> F32:
-        """One folded block on the row `x` [H]; writes K/V row `pos` of one cache layer."""
-        h, n, nh = self.mean.size, pos + 1, self.heads
-        qkv = self._norm(x) @ layer.w_qkv  # (3H,)
+    def step_batch(
+        self,
+        token_ids: Sequence[int],
+        positions: Sequence[int],
+        slots: Sequence[int],
+        keys: F32,
+        values: F32,
+    ) -> F32:
+        """Logits [B, V] for B sequences, each one token at its own position.
+
+        Sequence b's cache is `keys[slots[b]]`, `values[slots[b]]` [L, maxS, H]: its
+        rows 0…positions[b]−1 must be filled, and row positions[b] of every layer is
+        written. Slots that no sequence names are read but not written, and their results
+        are dropped (the caller's pool may hold caches that are not stepping now). The
+        arguments are not checked here (`check` does it for one sequence).
+
+        Args:
+            token_ids, positions, slots: B ints each; the slots distinct.
+            keys, values: (P, L, maxS, H) float32, P > max(slots).
+
+        Returns:
+            float32 logits [B, V], row b for sequence b.
+        """
+        tok, pos, rows = np.asarray(token_ids), np.asarray(positions), np.asarray(slots)
+        lengths = np.ones(keys.shape[0], dtype=np.int64)  # (P,) a slot not stepping sees row 0
+        lengths[rows] = pos + 1
+        mask = self.masks[lengths][:, None, :, None]  # (P, 1, maxS, 1) −inf after each length
+
+        def block(i: int, layer: _Layer, x: F64) -> F64:
+            return self._block(layer, x, keys[:, i], values[:, i], rows, pos, mask)
+
+        x = self.tokens[tok] + self.positions[pos]  # (B, H)
+        if len(x) == 1:  # one row as a vector: numpy's vector @ matrix is faster
+            x = x[0]  # (H,)
+        x = run_blocks(self.layers, x, block)  # (B, H) or (H,)
+        logits = self._norm(x) @ self.head  # (B, V) or (V,)
+        logits += self.head_bias
+        return logits.astype(np.float32).reshape(len(tok), -1)  # (B, V)
+
+    def _block(
+        self, layer: _Layer, x: F64, keys: F32, values: F32, rows: NDArray[np.int64],
+        pos: NDArray[np.int64], mask: F32,
+    ) -> F64:  # fmt: skip
+        """One folded block on the rows `x` [B, H] (or one row [H]); writes their K/V rows."""
+        h = x.shape[-1]
+        qkv = self._norm(x) @ layer.w_qkv  # (B, 3H)
         qkv += layer.b_qkv
-        keys[pos], values[pos] = qkv[h : 2 * h], qkv[2 * h :]
-        k = keys[:n].reshape(n, nh, h // nh).transpose(1, 0, 2)  # (nh, n, hd)
-        scores = k @ qkv[:h].reshape(nh, h // nh, 1)  # (nh, n, 1)
-        scores -= scores.max(axis=1, keepdims=True)
-        np.exp(scores, out=scores)
-        scores /= scores.sum(axis=1, keepdims=True)
-        v = values[:n].reshape(n, nh, h // nh).transpose(1, 2, 0)  # (nh, hd, n)
-        x = x + (v @ scores).reshape(h) @ layer.w_o  # (H,)
-        u = self._norm(x) @ layer.w1  # (F,)
+        keys[rows, pos], values[rows, pos] = qkv[..., h : 2 * h], qkv[..., 2 * h :]
+        attended = self._attend(qkv[..., :h], keys, values, rows, mask).reshape(x.shape)
+        x = x + attended @ layer.w_o  # (B, H)
+        u = self._norm(x) @ layer.w1  # (B, F)
         u += layer.b1
-        t = u * u  # (F,) GELU: u·(1 + tanh(c·(u + a·u³))); the ½ is in w2
-        t *= np.float32(GELU_C * GELU_A)
-        t += np.float32(GELU_C)
+        t = u * u  # (B, F) GELU: u·(1 + tanh(c·(u + a·u³))); the ½ is in w2
+        t *= GELU_C * GELU_A
+        t += GELU_C
         t *= u
         np.tanh(t, out=t)
         t += 1
@@ -159,13 +206,39 @@ class StepDecoder:
         x += layer.b2
         return x
 
-    def _norm(self, x: F32) -> F32:
-        """(x − mean) / √(var + eps) of one row [H]; γ and β live in the next matrix."""
-        centred = x - x @ self.mean  # (H,)
-        centred *= 1.0 / np.sqrt((centred @ centred) * self.mean[0] + self.eps)
+    def _attend(self, q: F64, keys: F32, values: F32, rows: NDArray[np.int64], mask: F32) -> F32:
+        """Each row's attention over its own cache: softmax(q·kᵀ + mask) @ v, per head.
+
+        Every slot of `keys` [P, maxS, H] is computed, over all maxS rows (the mask
+        hides the rows after each position): the same matrix shapes whatever the batch.
+        """
+        p, s, h = keys.shape
+        nh, hd = self.heads, h // self.heads
+        every = rows.tolist() == list(range(p))  # each slot steps, in order: no scatter
+        queries = q.reshape(-1, nh, hd, 1).astype(np.float32)  # (B, nh, hd, 1)
+        if not every:
+            scattered = np.zeros((p, nh, hd, 1), dtype=np.float32)  # (P, nh, hd, 1)
+            scattered[rows] = queries
+            queries = scattered
+        k = keys.reshape(p, s, nh, hd).transpose(0, 2, 1, 3)  # (P, nh, maxS, hd)
+        scores = k @ queries  # (P, nh, maxS, 1)
+        scores += mask
+        scores -= scores.max(axis=2, keepdims=True)
+        np.exp(scores, out=scores)
+        scores /= scores.sum(axis=2, keepdims=True)
+        v = values.reshape(p, s, nh, hd).transpose(0, 2, 3, 1)  # (P, nh, hd, maxS)
+        out: F32 = (v @ scores).reshape(p, h)  # (P, H)
+        return out if every else out[rows]  # (B, H)
+
+    def _norm(self, x: F64) -> F64:
+        """(x − mean) / √(var + eps) of each row [B, H]; γ and β live in the next matrix."""
+        inv_h = 1.0 / x.shape[-1]
+        centred: F64 = x - x.sum(axis=-1, keepdims=True) * inv_h  # (B, H)
+        centred *= 1.0 / np.sqrt((centred * centred).sum(axis=-1, keepdims=True) * inv_h + self.eps)
         return centred
 
-    def _check(self, token_id: int, pos: int, cache: KVCache) -> None:
+    def check(self, token_id: int, pos: int, cache: KVCache) -> None:
+        """Raise ValueError unless `step(token_id, pos, cache)` can run (see `step`)."""
         if not 0 <= token_id < self.vocab_size:
             raise ValueError(f"token id must be in [0, {self.vocab_size}), got {token_id}")
         if not 0 <= pos < self.max_seq_len:

@@ -10,7 +10,9 @@ at its true position, through a `StepDecoder` (`framework.decode_step`: the same
 with the weights prepared once per generation), so the cost of a step hardly grows with the
 context. A model whose `forward` is overridden (a probe, a student's pieces) runs through its
 own `forward` at every step instead. Generation ends at EOS (or another stop id), before a
-stop string, or after `max_new_tokens`.
+stop string, or after `max_new_tokens`. Given a `framework.batching.Seat`, the decode steps
+run in a batch with other generations' (continuous batching, `minillm serve`), with the
+same results as alone.
 
 The context never overruns `max_seq_len`: a longer prompt loses its oldest tokens, and when
 the context is full the window slides: the last `window_keep` tokens are prefilled again at
@@ -18,10 +20,12 @@ positions 0…, and decoding goes on. `Decoder` holds that state; with `use_cach
 recomputes the whole window at every step, with exactly the same windows (the tests compare
 the two step by step, and `bench/generate_cache.py` times them).
 
-Not here: batching several prompts, beam search, speculative decoding. The C course's
+Not here: gathering a batch (`framework.batching`), beam search, speculative decoding. The C
+course's
 `generate.c` recomputes the whole sequence every step and overruns its buffer on a long
 prompt; this loop follows Hugging Face `generate` (penalty, temperature, top-k, top-p, in
-that order) and llama.cpp's context shift (keep a part, re-prefill, continue).
+that order; OpenAI's presence and frequency penalties come first) and llama.cpp's context
+shift (keep a part, re-prefill, continue).
 
 Example:
     >>> from framework.config import tiny_config
@@ -37,7 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -49,6 +53,9 @@ from framework.sampling import sample
 from framework.text_stream import TextStream
 from framework.tokenizer import Tokenizer
 from framework.validate import is_int, non_negative_int, positive_int
+
+if TYPE_CHECKING:
+    from framework.batching import Seat
 
 __all__ = ["Decoder", "GenerateConfig", "GenerateResult", "generate", "generate_stream"]
 
@@ -62,6 +69,8 @@ class GenerateConfig:
     top_k: int = 40  # sample among the k most likely ids only (0: no limit)
     top_p: float = 0.9  # ... and among the most likely ids whose mass reaches p (1.0: off)
     repetition_penalty: float = 1.0  # > 1 makes ids already in the context less likely
+    presence_penalty: float = 0.0  # subtracted from the logit of each id already generated
+    frequency_penalty: float = 0.0  # ... and this, times how often it was generated
     seed: int | None = None  # seeds the generator when no rng is passed (None: fresh entropy)
     stop: tuple[str, ...] = ()  # stop strings: the text ends just before the first one
     stop_ids: tuple[int, ...] = ()  # ids that end generation like EOS (e.g. a chat tag)
@@ -79,7 +88,8 @@ class GenerateConfig:
                 string, a negative stop id, or a `window_keep` < 1.
         """
         non_negative_int(self.max_new_tokens, "max_new_tokens")
-        for name in ("temperature", "top_p", "repetition_penalty"):
+        for name in ("temperature", "top_p", "repetition_penalty", "presence_penalty",
+                     "frequency_penalty"):  # fmt: skip
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float | np.number):
                 raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
@@ -116,7 +126,8 @@ class Decoder:
 
     `logits()` returns the next-token logits [V] for the current context, feeding the model
     only what it has not seen yet; `push(id)` appends a token, sliding the window when the
-    context would pass `max_seq_len`.
+    context would pass `max_seq_len`. With a `seat`, the cache is the seat's and the decode
+    steps run in its batch (prefills stay alone).
 
     Example:
         >>> from framework.config import tiny_config
@@ -132,6 +143,7 @@ class Decoder:
         prompt_ids: Sequence[int],
         use_cache: bool = True,
         window_keep: int | None = None,
+        seat: Seat | None = None,
     ) -> None:
         if not isinstance(model, GPTModel):
             raise TypeError(f"model must be a GPTModel, got {type(model).__name__}")
@@ -146,7 +158,10 @@ class Decoder:
         self.cache = KVCache(c.num_layers, c.max_seq_len, c.hidden_dim) if use_cache else None
         # the one-token fast path, only where it computes what `model.forward` would
         plain = type(model).forward is GPTModel.forward and "forward" not in vars(model)
-        self.stepper = StepDecoder(model) if use_cache and plain else None
+        self.stepper: StepDecoder | Seat | None = None
+        if use_cache and plain:
+            self.stepper = StepDecoder(model) if seat is None else seat
+            self.cache = self.cache if seat is None else seat.cache
         self.start = 0  # index in `ids` of the token at position 0
         self.fed = 0  # tokens of the window already in the cache
         self.slides = 0
@@ -204,18 +219,22 @@ def _run(
     config: GenerateConfig,
     rng: np.random.Generator | None,
     result: GenerateResult,
+    seat: Seat | None = None,
 ) -> Iterator[str]:
     """The loop: yields text pieces, fills `result` as it goes."""
     cfg = config.validate()
     rng = np.random.default_rng(cfg.seed) if rng is None else rng
     decoder = Decoder(model, _prompt_ids(tokenizer, prompt, cfg.add_bos), cfg.use_cache,
-                      cfg.window_keep)  # fmt: skip
+                      cfg.window_keep, seat)  # fmt: skip
+    counts = np.zeros(model.config.vocab_size)  # (V,) times each id was generated
     result.prompt_ids, result.prompt_truncated = list(decoder.ids), decoder.truncated
     allowed = _allowed(tokenizer, model.config.vocab_size)
     stop_ids = set(cfg.stop_ids) | ({tokenizer.eos_id} if cfg.stop_at_eos else set())
     stream = TextStream(cfg.stop)
     for _ in range(cfg.max_new_tokens):
-        logits = decoder.logits()  # (V,)
+        logits: NDArray[np.floating] = decoder.logits()  # (V,)
+        if cfg.presence_penalty or cfg.frequency_penalty:
+            logits = logits - cfg.presence_penalty * (counts > 0) - cfg.frequency_penalty * counts
         if allowed is not None:
             logits = np.where(allowed, logits, -np.inf)
         tok = sample(logits, rng, temperature=cfg.temperature, top_k=cfg.top_k, top_p=cfg.top_p,
@@ -224,6 +243,7 @@ def _run(
             result.stop_reason = "eos" if tok == tokenizer.eos_id else "stop"
             break
         result.token_ids.append(tok)
+        counts[tok] += 1
         decoder.push(tok)
         if piece := stream.feed(tokenizer.token_bytes(tok)):
             yield piece
@@ -242,6 +262,7 @@ def generate(
     config: GenerateConfig | None = None,
     rng: np.random.Generator | None = None,
     on_text: Callable[[str], Any] | None = None,
+    seat: Seat | None = None,
 ) -> GenerateResult:
     """Continue `prompt` with the model; see the module docstring for the loop.
 
@@ -252,6 +273,7 @@ def generate(
         config: how to sample and when to stop (default `GenerateConfig()`).
         rng: the only source of randomness (default: `default_rng(config.seed)`).
         on_text: called with each piece of new text as soon as it is complete.
+        seat: a place in a `framework.batching.StepBatcher` to decode in (None: alone).
 
     Returns:
         A `GenerateResult` (new text and ids, the prompt as fed, why it stopped).
@@ -270,7 +292,7 @@ def generate(
         True
     """
     result = GenerateResult("", [], [], "length")
-    for piece in _run(model, tokenizer, prompt, config or GenerateConfig(), rng, result):
+    for piece in _run(model, tokenizer, prompt, config or GenerateConfig(), rng, result, seat):
         if on_text is not None:
             on_text(piece)
     return result

@@ -14,9 +14,14 @@ sent, so the streamed pieces add up to the returned text.
 names, if it has one) and refuses a pair that does not belong together; `shipped_model`
 names the model that ships with the course.
 
+Replies given at the same time (from several threads) decode together: each takes a seat
+in the engine's `framework.batching.StepBatcher` (up to `batch_size` of them), and gets the
+same tokens as it would alone. `Gate` admits callers, up to `batch_size` generating at once
+and the others waiting their turn, and times the turns, so that a refused caller is told
+how long the backlog will take.
+
 What this module deliberately does not do: no HTTP (`framework.http_server`), no REPL
-(`minillm chat`), no batching: one reply at a time, `Gate` makes callers take turns (and
-times them, so that a refused caller is told how long the backlog will take).
+(`minillm chat`), no scheduling of its own (the batcher runs the steps).
 
 Where the idea comes from: the C course's `chat()` (format, generate, extract), with its
 message-count trimming replaced by a token budget, and the chat-serving loop of
@@ -44,20 +49,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from numpy.typing import NDArray
 
+from framework.batching import Seat, StepBatcher
 from framework.bpe_tokenizer import BPETokenizer
 from framework.chat import CHAT_TAGS, Conversation
-from framework.generate import Decoder, GenerateConfig, GenerateResult, generate
+from framework.decode_step import StepDecoder
+from framework.generate import GenerateConfig, GenerateResult, generate
 from framework.model import GPTModel, model_load
-from framework.sampling import sample
 from framework.shipped import load_checkpoint, meta_path
-from framework.text_stream import TextStream
 from framework.tokenizer import ByteTokenizer, Tokenizer
 
 __all__ = [
     "Busy",
     "ChatEngine",
+    "MIN_TEXT",
     "Gate",
     "Reply",
     "ReplySettings",
@@ -68,6 +73,9 @@ __all__ = [
 DATA = Path(__file__).resolve().parent / "data"
 SHIPPED_MODEL = DATA / "chat_model.bin"  # the course's trained chat model ...
 SHIPPED_VOCAB = DATA / "chat_vocab.json"  # ... and the BPE vocabulary it was trained with
+
+
+MIN_TEXT = 8  # ids of the newest message's text that a prompt keeps, however small the context
 
 
 @dataclass
@@ -118,7 +126,11 @@ class ChatEngine:
         model: the GPT.
         tokenizer: its tokenizer (byte or BPE).
         name: the model's name in API answers.
+        batch_size: replies decoded together at most (set before the first reply).
+        batcher: the batch they decode in, made at the first reply (None until then).
     """
+
+    batch_size = 16
 
     def __init__(self, model: GPTModel, tokenizer: Tokenizer, name: str = "minillm") -> None:
         """Pair a model with a tokenizer.
@@ -137,6 +149,8 @@ class ChatEngine:
                 f"{model.config.vocab_size}: they do not belong together"
             )
         self.model, self.tokenizer, self.name = model, tokenizer, name
+        self.batcher: StepBatcher | None = None
+        self._lock = threading.Lock()
         token_id = getattr(tokenizer, "token_id", None)
         self._tag_ids = tuple(token_id(t) for t in CHAT_TAGS) if token_id is not None else ()
 
@@ -150,7 +164,9 @@ class ChatEngine:
     ) -> list[int]:
         """The prompt ids: whole old turns dropped until room for the reply is left.
 
-        The room kept for the reply is `max_tokens`, at most half the context.
+        The room kept for the reply is `max_tokens`, at most half the context. A small
+        context (a byte-level model of 64 positions, whose tags alone take 33) keeps less
+        room, so that the newest message keeps at least `MIN_TEXT` ids of its text.
 
         Raises:
             ValueError: if there is no message, or the context cannot hold even the tags.
@@ -159,8 +175,17 @@ class ChatEngine:
         conv = Conversation(system, [])
         for role, content in messages:
             conv.add(role, content)
+        return conv.prompt_ids(self.tokenizer, self.context - self.reply_room(conv, max_tokens))
+
+    def reply_room(self, conv: Conversation, max_tokens: int | None = None) -> int:
+        """The ids kept free for the reply to `conv` (see `prompt_ids`)."""
         room = min(max_tokens or self.context // 4, self.context // 2)
-        return conv.prompt_ids(self.tokenizer, self.context - room)
+        if conv.messages:
+            bare = Conversation("", [])
+            bare.add(conv.messages[-1][0], "")
+            need = len(bare.prompt_ids(self.tokenizer, self.context)) + MIN_TEXT
+            room = max(1, min(room, self.context - need))
+        return room
 
     def reply(
         self,
@@ -203,9 +228,10 @@ class ChatEngine:
             if (out := trim.feed(text)) and on_text is not None:
                 on_text(out)
 
-        if s.presence_penalty or s.frequency_penalty:
-            penalties = (s.presence_penalty, s.frequency_penalty)
-            result = self._complete_penalized(ids, config, rng, piece, penalties)
+        if s.presence_penalty or s.frequency_penalty:  # the framework's loop, whatever `complete`
+            config.presence_penalty = s.presence_penalty
+            config.frequency_penalty = s.frequency_penalty
+            result = self._generate(ids, config, rng, piece)
         else:
             result = self.complete(ids, config, rng, piece)
         finish = "length" if result.stop_reason == "length" else "stop"
@@ -221,7 +247,8 @@ class ChatEngine:
         """The generation step of `reply`: continue `prompt_ids` with the model.
 
         A hook: a subclass may generate differently (`minillm chat --mine` runs the
-        student's own sampler, KV cache and layers here); the default is `generate`.
+        student's own sampler, KV cache and layers here); the default is `generate`, in
+        a seat of the engine's batch.
 
         Args:
             prompt_ids: the prompt, BOS included.
@@ -232,56 +259,33 @@ class ChatEngine:
         Returns:
             What `framework.generate.generate` returns.
         """
-        return generate(self.model, self.tokenizer, prompt_ids, config, rng, on_text=on_text)
+        return self._generate(prompt_ids, config, rng, on_text)
 
-    def _complete_penalized(
+    def _generate(
         self,
         prompt_ids: list[int],
         config: GenerateConfig,
         rng: np.random.Generator,
         on_text: Callable[[str], object],
-        penalties: tuple[float, float],
     ) -> GenerateResult:
-        """`complete` with OpenAI's presence and frequency penalties on the logits.
+        """`generate` in a seat of the engine's batch (alone for a model it cannot batch)."""
+        with self._seat() as seat:
+            return generate(
+                self.model, self.tokenizer, prompt_ids, config, rng, on_text=on_text, seat=seat
+            )
 
-        Each step subtracts ``presence + frequency × count`` from the logit of every id
-        the reply has made ``count ≥ 1`` times, then samples as `generate` does.
-        """
-        presence, frequency = penalties
-        decoder = Decoder(self.model, prompt_ids, config.use_cache, config.window_keep)
-        counts = np.zeros(self.model.config.vocab_size)  # (V,) times each id was made
-        usable = self._usable()  # (V,)
-        result = GenerateResult("", [], list(decoder.ids), "length")
-        stream, stop_ids = TextStream(config.stop), {*config.stop_ids, self.tokenizer.eos_id}
-        for _ in range(config.max_new_tokens):
-            logits = decoder.logits() - presence * (counts > 0) - frequency * counts  # (V,)
-            logits = np.where(usable, logits, -np.inf)  # (V,)
-            tok = sample(logits, rng, temperature=config.temperature, top_k=config.top_k,
-                         top_p=config.top_p)  # fmt: skip
-            if tok in stop_ids:
-                result.stop_reason = "stop"
-                break
-            counts[tok] += 1
-            result.token_ids.append(tok)
-            decoder.push(tok)
-            if text := stream.feed(self.tokenizer.token_bytes(tok)):
-                on_text(text)
-            if stream.stopped:
-                result.stop_reason = "stop"
-                break
-        if text := stream.finish():
-            on_text(text)
-        result.text = stream.text
-        return result
-
-    def _usable(self) -> NDArray[np.bool_]:
-        """Which ids may be sampled: those the tokenizer can produce (as `generate`)."""
-        size = self.model.config.vocab_size
-        known = getattr(self.tokenizer, "known_ids", None)
-        ids = list(known()) if callable(known) else range(min(size, self.tokenizer.vocab_size))
-        mask = np.zeros(size, dtype=bool)  # (V,)
-        mask[[i for i in ids if i < size]] = True
-        return mask
+    @contextmanager
+    def _seat(self) -> Iterator[Seat | None]:
+        """A seat in the batch, or None for a model whose `forward` is not the plain one."""
+        plain = type(self.model).forward is GPTModel.forward and "forward" not in vars(self.model)
+        if not plain:
+            yield None
+            return
+        with self._lock:
+            if self.batcher is None:  # the weights are folded at the first reply
+                self.batcher = StepBatcher(StepDecoder(self.model), self.batch_size)
+        with self.batcher.seat() as seat:
+            yield seat
 
 
 class Busy(Exception):
@@ -289,11 +293,13 @@ class Busy(Exception):
 
 
 class Gate:
-    """One generation at a time, at most `waiting` requests queued behind it.
+    """Admits generations: `waiting` + 1 at most, of which `batch` generate at once.
 
-    It also times each turn: `retry_after` is how long the requests ahead of a newcomer
-    will take (their number × the average turn, rounded up), and a request whose wait
-    would exceed `timeout` is refused at once rather than queued to time out.
+    The admitted requests beyond the first either generate alongside it (in its batch,
+    `batch` at most) or wait for a free place. Each turn is timed: `retry_after` is how
+    long the requests admitted will take to be served, `batch` at a time (their rounds ×
+    the average turn, rounded up), and a request whose wait would exceed `timeout` is
+    refused at once rather than queued to time out.
 
     Example:
         >>> gate = Gate(waiting=0)
@@ -305,59 +311,73 @@ class Gate:
     """
 
     def __init__(
-        self, waiting: int, timeout: float = 60.0, clock: Callable[[], float] = time.monotonic
+        self,
+        waiting: int,
+        timeout: float = 60.0,
+        clock: Callable[[], float] = time.monotonic,
+        batch: int = 1,
     ) -> None:
         self._admitted = threading.BoundedSemaphore(waiting + 1)
-        self._running = threading.Lock()
+        self._places = threading.BoundedSemaphore(batch)  # places in the batch
         self._count = threading.Lock()
         self.timeout = timeout
         self.clock = clock
-        self.backlog = 0  # requests admitted: the one generating and those waiting
+        self.batch = batch
+        self.backlog = 0  # requests admitted: those generating and those waiting
+        self.generating = 0  # requests generating now
         self.average: float | None = None  # seconds per turn, a moving average; None: none yet
 
     @property
     def busy(self) -> bool:
         """True while a generation runs."""
-        return self._running.locked()
+        return self.generating > 0
+
+    def _rounds(self) -> int:
+        """Turns of the whole batch until the backlog is served (at least 1)."""
+        return max(1, math.ceil(self.backlog / self.batch))
 
     def retry_after(self, default: int) -> int:
-        """Seconds until the backlog is served: backlog × average turn, rounded up, ≥ 1.
+        """Seconds until the backlog is served: its rounds × average turn, rounded up, ≥ 1.
 
         Args:
             default: the seconds per turn assumed before any turn has been timed.
         """
         per_turn = default if self.average is None else self.average
-        return max(1, math.ceil(max(self.backlog, 1) * per_turn))
+        return max(1, math.ceil(self._rounds() * per_turn))
 
     @contextmanager
     def turn(self) -> Iterator[None]:
-        """Wait for this caller's turn to generate.
+        """Wait for this caller's place in the batch.
 
         Raises:
-            Busy: if `waiting` callers already wait, if the measured backlog would take
-                longer than `timeout` seconds, or if the turn did not come within `timeout`.
+            Busy: if `waiting` + 1 callers are admitted already, if the measured backlog
+                would take longer than `timeout` seconds, or if no place came within
+                `timeout`.
         """
-        if self.average is not None and self.backlog * self.average > self.timeout:
-            raise Busy(f"the queue would take about {self.backlog * self.average:.0f} s")
+        if self.average is not None and self._rounds() * self.average > self.timeout:
+            raise Busy(f"the queue would take about {self._rounds() * self.average:.0f} s")
         if not self._admitted.acquire(blocking=False):
             raise Busy("the queue is full")
-        self._add(1)
+        self._add(backlog=1)
         try:
-            if not self._running.acquire(timeout=self.timeout):
+            if not self._places.acquire(timeout=self.timeout):
                 raise Busy(f"no turn within {self.timeout:g} s")
+            self._add(generating=1)
             start = self.clock()
             try:
                 yield
             finally:
                 self._timed(self.clock() - start)
-                self._running.release()
+                self._add(generating=-1)
+                self._places.release()
         finally:
-            self._add(-1)
+            self._add(backlog=-1)
             self._admitted.release()
 
-    def _add(self, n: int) -> None:
+    def _add(self, backlog: int = 0, generating: int = 0) -> None:
         with self._count:
-            self.backlog += n
+            self.backlog += backlog
+            self.generating += generating
 
     def _timed(self, seconds: float) -> None:
         with self._count:  # weight 0.3: the average follows a change within a few turns

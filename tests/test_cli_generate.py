@@ -94,6 +94,18 @@ def test_missing_file_and_bad_options_are_refused(model_file: Path) -> None:
     assert out.exit_code == 2
 
 
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--top-p", "1.5"), ("--top-p", "0"), ("--top-k", "-1"), ("--temperature", "-0.5")],
+)
+def test_sampling_settings_out_of_range_are_refused_as_the_api_does(
+    model_file: Path, option: str, value: str
+) -> None:
+    out = CliRunner().invoke(cli, ["generate", str(model_file), "-p", "x", option, value])
+    assert out.exit_code == 2, out.output
+    assert option in out.output and "range" in out.output
+
+
 def test_a_vocabulary_that_does_not_fit_is_refused(model_file: Path, tmp_path: Path) -> None:
     from framework.bpe_tokenizer import BPETokenizer
 

@@ -35,10 +35,12 @@ __all__ = ["generate"]
 @click.option("--prompt", "-p", default="", help="Text to continue ('-' reads stdin).")
 @click.option("--max-new-tokens", "-n", type=click.IntRange(min=0), default=100, show_default=True,
               help="Stop after this many new tokens.")  # fmt: skip
-@click.option("--temperature", "-t", type=float, default=1.0, show_default=True,
-              help="0 or less: greedy.")  # fmt: skip
-@click.option("--top-k", type=int, default=40, show_default=True, help="0: no limit.")
-@click.option("--top-p", type=float, default=0.9, show_default=True, help="1.0: off.")
+@click.option("--temperature", "-t", type=click.FloatRange(min=0), default=1.0, show_default=True,
+              help="0: greedy.")  # fmt: skip
+@click.option("--top-k", type=click.IntRange(min=0), default=40, show_default=True,
+              help="0: no limit.")  # fmt: skip
+@click.option("--top-p", type=click.FloatRange(0, 1, min_open=True), default=0.9,
+              show_default=True, help="In (0, 1]; 1.0: off.")  # fmt: skip
 @click.option("--repetition-penalty", type=click.FloatRange(min=0, min_open=True), default=1.0,
               show_default=True, help="> 1 discourages repeats.")  # fmt: skip
 @click.option("--seed", type=click.IntRange(min=0), default=None,
@@ -71,7 +73,8 @@ def generate(
     model, tok = engine.model, engine.tokenizer
     text = sys.stdin.read() if prompt == "-" else prompt
     config = GenerateConfig(
-        max_new_tokens, temperature, top_k, top_p, repetition_penalty, seed, stop,
+        max_new_tokens=max_new_tokens, temperature=temperature, top_k=top_k, top_p=top_p,
+        repetition_penalty=repetition_penalty, seed=seed, stop=stop,
         stop_at_eos=not ignore_eos, use_cache=not no_cache,
     )  # fmt: skip
     if mine or force_mine:

@@ -1,0 +1,197 @@
+"""Continuous batching: the decode steps of many generations, run as one batched step.
+
+Each request of `minillm serve` generates in its own thread, with its own prompt, sampler,
+seed, penalties and stop strings (`framework.generate`). What they share is the model: a
+`StepBatcher` gathers their one-token decode steps and runs them together through
+`StepDecoder.step_batch`, one matrix product per layer for all of them, while each
+sequence attends over its own KV cache. A generation takes a `Seat` (a slot of the
+batcher's cache pool) for as long as it runs; it can join or leave between any two steps.
+
+    thread A:  prefill ─ step ┐        ┌ sample ─ step ┐       ┌ sample ─ …
+    thread B:      prefill ─ step ┐    │               │       │
+    batcher:                    [A, B] ┘ ─────────── [A, B] ───┘
+
+A step runs as soon as every seated generation is waiting for one, or when none has
+arrived for `wait` seconds (one may be prefilling, or writing to a slow client: the
+others go on without it). The thread that arrives last runs the batch; there is no
+background thread. A seat's logits do not depend on the other seats (see
+`framework.decode_step`), so a seeded reply is the same alone or in any batch.
+
+Not here: prefill in the batch (a new sequence prefills alone, through
+`GPTModel.forward`, while the others keep decoding), paged caches, preemption. Where the
+idea comes from: Orca's iteration-level scheduling (Yu et al., OSDI 2022), vLLM and
+llama-server's slots.
+
+Example:
+    >>> from framework.config import tiny_config
+    >>> from framework.model import GPTModel, init_weights
+    >>> model = GPTModel(tiny_config()); init_weights(model, seed=0)
+    >>> batcher = StepBatcher(StepDecoder(model), capacity=2)
+    >>> with batcher.seat() as seat:
+    ...     _ = model.forward([2, 76], kv_cache=seat.cache)
+    ...     seat.step(105, 2, seat.cache).shape
+    (260,)
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from framework.decode_step import StepDecoder
+from framework.kv_cache import KVCache
+from framework.tensor import Tensor
+from framework.validate import positive_int
+
+__all__ = ["Seat", "StepBatcher"]
+
+F32 = NDArray[np.float32]
+
+
+@dataclass
+class _Job:
+    """One sequence's decode step, waiting for its batch."""
+
+    token_id: int
+    pos: int
+    slot: int
+    logits: F32 | None = None  # (V,) set by the thread that runs the batch
+    error: BaseException | None = None
+
+
+class Seat:
+    """A generation's place in the batch: slot `slot` of the pool and the cache on it.
+
+    `step(token_id, pos, cache)` is `StepDecoder.step` for this seat's cache (the
+    interface `framework.generate.Decoder` calls), run in a batch with the other seats.
+    """
+
+    def __init__(self, batcher: StepBatcher, slot: int, cache: KVCache) -> None:
+        self.batcher, self.slot, self.cache = batcher, slot, cache
+
+    def step(self, token_id: int, pos: int, cache: KVCache) -> F32:
+        """Logits [V] for `token_id` at `pos` (see `StepDecoder.step`).
+
+        Raises:
+            ValueError: as `StepDecoder.step`, or for a cache that is not this seat's.
+        """
+        if cache is not self.cache:
+            raise ValueError("a seat steps only its own cache (seat.cache)")
+        return self.batcher.step(self, token_id, pos)
+
+
+class StepBatcher:
+    """Runs the decode steps of up to `capacity` seated generations as batched steps.
+
+    Args:
+        stepper: the model's folded step (shared, read only).
+        capacity: seats (sequences decoded together); `seat` waits for a free one.
+        wait: seconds a step waits for the other seats' steps before it runs without them.
+
+    Attributes:
+        steps: batched steps run so far; `rows` the sequence steps they held (so
+            rows / steps is the mean batch size).
+    """
+
+    def __init__(self, stepper: StepDecoder, capacity: int, wait: float = 0.002) -> None:
+        self.stepper, self.capacity, self.wait = stepper, positive_int(capacity, "capacity"), wait
+        layers, max_len, hidden = stepper.shape
+        self.keys = np.zeros((capacity, layers, max_len, hidden), dtype=np.float32)
+        self.values = np.zeros_like(self.keys)  # (P, L, maxS, H): one cache per slot
+        self._free = list(range(capacity))
+        self._pending: list[_Job] = []
+        self._running = False  # a thread is running a batch
+        self._last = 0.0  # when the latest step arrived
+        self._cond = threading.Condition()
+        self.steps = self.rows = 0
+
+    @property
+    def seated(self) -> int:
+        """Generations holding a seat now."""
+        return self.capacity - len(self._free)
+
+    @contextmanager
+    def seat(self) -> Iterator[Seat]:
+        """Hold a seat for one generation: its cache is slot `seat.slot` of the pool.
+
+        Waits while every seat is taken. The slot is freed on exit (a client that went
+        away frees its seat as soon as its generation ends).
+        """
+        with self._cond:
+            self._cond.wait_for(lambda: bool(self._free))
+            slot = min(self._free)  # the lowest: the pool's busy part stays short
+            self._free.remove(slot)
+        try:
+            yield Seat(self, slot, self._cache(slot))
+        finally:
+            with self._cond:
+                self._free.append(slot)
+                self._cond.notify_all()  # a waiting batch may be complete now, or a seat free
+
+    def _cache(self, slot: int) -> KVCache:
+        """A `KVCache` whose keys and values are slot `slot` of the pool (views, no copy)."""
+        cache = KVCache(*self.stepper.shape)
+        shape, size = self.keys.shape[1:], self.keys[0].size  # (L, maxS, H)
+        cache.k = Tensor(self.keys.reshape(-1), shape, offset=slot * size)
+        cache.v = Tensor(self.values.reshape(-1), shape, offset=slot * size)
+        return cache
+
+    def step(self, seat: Seat, token_id: int, pos: int) -> F32:
+        """One decode step of `seat`, run with the steps of the other seats."""
+        self.stepper.check(token_id, pos, seat.cache)
+        job = _Job(token_id, pos, seat.slot)
+        with self._cond:
+            self._pending.append(job)
+            self._last = time.monotonic()
+            self._cond.notify_all()
+            while job.logits is None and job.error is None:
+                if self._lead():
+                    break
+                self._cond.wait(self.wait)
+            else:
+                return self._result(job, seat.cache)  # another thread ran it
+            batch, self._pending, self._running = self._pending, [], True
+        try:
+            self._run(batch)
+        finally:
+            with self._cond:
+                self._running = False
+                self._cond.notify_all()
+        return self._result(job, seat.cache)
+
+    def _lead(self) -> bool:
+        """Whether the calling thread should run the pending steps now (lock held)."""
+        if self._running or not self._pending:
+            return False
+        everyone = len(self._pending) >= self.seated
+        return everyone or time.monotonic() - self._last >= self.wait
+
+    def _run(self, batch: list[_Job]) -> None:
+        """Run `batch` as one step; every job gets its logits, or the error."""
+        try:
+            slots = [j.slot for j in batch]
+            top = max(slots) + 1  # slots 0…top−1 hold every stepping cache
+            logits = self.stepper.step_batch(
+                [j.token_id for j in batch], [j.pos for j in batch], slots,
+                self.keys[:top], self.values[:top],
+            )  # fmt: skip
+        except Exception as e:  # every waiting thread sees the error
+            for j in batch:
+                j.error = e
+            return
+        self.steps, self.rows = self.steps + 1, self.rows + len(batch)
+        for j, row in zip(batch, logits, strict=True):
+            j.logits = row
+
+    def _result(self, job: _Job, cache: KVCache) -> F32:
+        if job.error is not None:
+            raise job.error
+        assert job.logits is not None
+        cache.lengths[:] = [job.pos + 1] * cache.num_layers
+        return job.logits

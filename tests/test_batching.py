@@ -1,0 +1,191 @@
+"""framework.batching: decoding together gives every request the tokens it gets alone."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from framework.batching import StepBatcher
+from framework.config import default_config
+from framework.decode_step import StepDecoder
+from framework.generate import GenerateConfig, generate
+from framework.kv_cache import KVCache
+from framework.model import GPTModel, init_weights
+from framework.serving import ChatEngine, Gate, ReplySettings
+from framework.tokenizer import ByteTokenizer
+from tests.serving_helpers import TINY
+
+
+def model_of(config=TINY, seed: int = 0) -> GPTModel:  # type: ignore[no-untyped-def]
+    model = GPTModel(config)
+    init_weights(model, seed)
+    return model
+
+
+# every per-request setting the server passes on, mixed across the batch
+SETTINGS = [
+    ReplySettings(temperature=0, max_tokens=40),
+    ReplySettings(temperature=0.8, max_tokens=60, seed=1),
+    ReplySettings(temperature=1.0, top_k=5, max_tokens=25, seed=2),
+    ReplySettings(temperature=0.7, top_p=0.5, max_tokens=50, seed=3),
+    ReplySettings(temperature=0.9, max_tokens=45, seed=4, presence_penalty=1.5),
+    ReplySettings(temperature=0.9, max_tokens=55, seed=5, frequency_penalty=0.8),
+    ReplySettings(temperature=1.2, max_tokens=30, seed=6, stop=("e",)),
+    ReplySettings(temperature=0.8, top_k=20, top_p=0.9, max_tokens=70, seed=7),
+    ReplySettings(temperature=0, max_tokens=10),
+    ReplySettings(temperature=1.0, max_tokens=64, seed=8, stop=("xq", "a b")),
+]
+
+
+def test_a_batched_step_gives_each_row_its_logits_alone() -> None:
+    model = model_of(default_config(), seed=3)
+    c, rng = model.config, np.random.default_rng(0)
+    stepper = StepDecoder(model)
+    batcher = StepBatcher(stepper, capacity=6)
+    alone = []
+    for slot in range(6):  # six caches of different lengths, in the pool and on their own
+        prompt = rng.integers(0, c.vocab_size, size=int(rng.integers(1, 90))).tolist()
+        own = KVCache(c.num_layers, c.max_seq_len, c.hidden_dim)
+        model.forward(prompt, kv_cache=own)
+        model.forward(prompt, kv_cache=batcher._cache(slot))
+        alone.append((int(rng.integers(0, c.vocab_size)), len(prompt), own))
+    want = np.stack([stepper.step(tok, pos, own) for tok, pos, own in alone])  # (6, V)
+    for slots in ([0, 1, 2, 3, 4, 5], [5, 2, 0], [3], [4, 1]):  # any subset, any order
+        toks, poss = [alone[s][0] for s in slots], [alone[s][1] for s in slots]
+        keys, values = batcher.keys.copy(), batcher.values.copy()  # each subset from the same state
+        got = stepper.step_batch(toks, poss, slots, keys, values)  # (B, V)
+        # bit for bit, not within a tolerance: the sampler must make the same decisions
+        assert np.array_equal(got, want[slots]), (
+            f"slots {slots}: max diff {np.abs(got - want[slots]).max()}"
+        )
+
+
+def _generate_all(
+    model: GPTModel, configs: list[GenerateConfig], together: bool
+) -> list[list[int]]:
+    """Each config's token ids: one after another, or all at once in threads sharing a batch."""
+    batcher = StepBatcher(StepDecoder(model), capacity=len(configs))
+    results: list[list[int]] = [[] for _ in configs]
+    start = threading.Barrier(len(configs) if together else 1)
+
+    def one(i: int) -> None:
+        start.wait(10)
+        with batcher.seat() as seat:
+            prompt = [2, *range(40 + i, 40 + i + 3 * i + 1)]  # prompts of different lengths
+            results[i] = generate(model, ByteTokenizer(), prompt, configs[i], seat=seat).token_ids
+
+    if together:
+        threads = [threading.Thread(target=one, args=(i,)) for i in range(len(configs))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert batcher.rows > batcher.steps, "the steps were never batched"
+    else:
+        for i in range(len(configs)):
+            one(i)
+        assert batcher.rows == batcher.steps  # alone: one row per step
+    return results
+
+
+def test_concurrent_generations_make_the_tokens_they_make_alone() -> None:
+    model = model_of()
+    configs = [
+        GenerateConfig(
+            max_new_tokens=20 + 7 * i,
+            temperature=[0, 0.8, 1.3][i % 3],
+            top_k=[0, 5, 40][i % 3],
+            top_p=[1.0, 0.9, 0.6][i % 3],
+            seed=i,
+            repetition_penalty=[1.0, 1.3][i % 2],
+            frequency_penalty=0.5 * (i % 2),
+            stop_at_eos=False,
+        )
+        for i in range(12)
+    ]
+    alone = _generate_all(model, configs, together=False)
+    together = _generate_all(model, configs, together=True)
+    for i, (a, b) in enumerate(zip(alone, together, strict=True)):
+        assert a == b, f"request {i} ({configs[i]}): alone {a}, in the batch {b}"
+    assert len({tuple(a) for a in alone}) == len(alone)  # the requests did differ
+
+
+def _replies(engine: ChatEngine, together: bool) -> list[tuple[str, int, str]]:
+    out: list[tuple[str, int, str]] = [("", 0, "")] * len(SETTINGS)
+    start = threading.Barrier(len(SETTINGS) if together else 1)
+
+    def one(i: int) -> None:
+        start.wait(10)
+        r = engine.reply("", [("user", f"question {i}" + "?" * i)], SETTINGS[i])
+        out[i] = (r.text, r.completion_tokens, r.finish_reason)
+
+    if not together:
+        for i in range(len(SETTINGS)):
+            one(i)
+        return out
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(len(SETTINGS))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    return out
+
+
+def test_concurrent_replies_equal_their_replies_alone() -> None:
+    engine = ChatEngine(model_of(), ByteTokenizer(), "tiny")
+    alone = _replies(engine, together=False)
+    steps, rows = engine.batcher.steps, engine.batcher.rows  # type: ignore[union-attr]
+    assert steps == rows
+    together = _replies(engine, together=True)
+    assert engine.batcher.rows - rows > engine.batcher.steps - steps  # type: ignore[union-attr]
+    for i, (a, b) in enumerate(zip(alone, together, strict=True)):
+        assert a == b, f"{SETTINGS[i]}: alone {a}, in the batch {b}"
+    assert engine.batcher.seated == 0  # type: ignore[union-attr]
+
+
+def test_a_reply_whose_client_left_frees_its_seat_and_the_others_go_on() -> None:
+    engine = ChatEngine(model_of(), ByteTokenizer(), "tiny")
+    engine.batch_size = 2
+    settings = ReplySettings(temperature=0.8, max_tokens=60, seed=9)
+    want = engine.reply("", [("user", "hi")], settings)
+
+    def gone(piece: str) -> None:
+        raise BrokenPipeError("the client went away")
+
+    results: list[object] = []
+
+    def leaver() -> None:
+        with pytest.raises(BrokenPipeError):
+            engine.reply("", [("user", "bye")], ReplySettings(temperature=1.0, seed=1), gone)
+        results.append("left")
+
+    t = threading.Thread(target=leaver)
+    t.start()
+    got = engine.reply("", [("user", "hi")], settings)
+    t.join(30)
+    assert results == ["left"] and got == want
+    assert engine.batcher is not None and engine.batcher.seated == 0
+
+
+def test_the_gate_lets_a_batch_generate_and_times_the_backlog_in_rounds() -> None:
+    gate = Gate(waiting=4, timeout=60, batch=2)
+    inside, done = threading.Barrier(2), threading.Event()
+
+    def second() -> None:
+        with gate.turn():
+            inside.wait(5)
+            done.wait(5)
+
+    with gate.turn():
+        other = threading.Thread(target=second)
+        other.start()
+        inside.wait(5)  # both callers generate at once
+        assert gate.generating == 2 and gate.backlog == 2
+        gate.average, gate.backlog = 3.0, 5  # five admitted, two at a time: three rounds
+        assert gate.retry_after(default=2) == 9
+        gate.backlog = 2
+        done.set()
+        other.join(5)
+    assert gate.generating == 0 and not gate.busy
