@@ -5,6 +5,10 @@
     minillm verify lab04 --impl other.py --json result.json --lang en
     minillm list
 
+In the student edition (`minillm pack`: no ``solutions/``) the instructor's commands
+(`INSTRUCTOR_COMMANDS`) and ``verify --solution`` are hidden from ``--help`` and refuse in
+one line, exit status 2: ``minillm pack: instructors only: …``.
+
 Exit status of `verify`: 0 when every test passes, 1 when anything is short of PASS
 (TODO and SKIP included), 2 for a usage error (unknown lab, missing file, bad option, an
 unknown ``MINILLM_SANDBOX``), 128 + the signal's number when Ctrl-C or SIGTERM stopped the
@@ -13,6 +17,7 @@ run (the tests that finished are still reported, with a note that says it was in
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from collections.abc import Callable
@@ -30,7 +35,48 @@ from grader.commands.serve import serve
 from grader.commands.train import train
 from grader.i18n import LANGS, default_lang
 
-__all__ = ["main"]
+__all__ = ["INSTRUCTOR_COMMANDS", "main", "student_edition"]
+
+# they need solutions/ (the reference code, the hidden checks), which the edition leaves out
+INSTRUCTOR_COMMANDS = ("stubs", "pack", "self-check", "gradescope-bundle")
+
+
+def student_edition() -> bool:
+    """True in the student edition: the course has no solutions/ (`grader.course.pack`)."""
+    from grader.labs import course_root
+
+    return not (course_root() / "solutions").is_dir()
+
+
+def _instructors_only(what: str) -> str:
+    from grader.labs import instructor_only
+
+    return f"{what}: instructors only: " + (instructor_only(what) or "")
+
+
+def _refusal(name: str) -> click.Command:
+    """A hidden command `name` that takes anything and refuses in one line (exit status 2)."""
+
+    @click.command(
+        name,
+        hidden=True,
+        add_help_option=False,
+        context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+    )
+    @click.argument("args", nargs=-1, type=click.UNPROCESSED)
+    def refuse(args: tuple[str, ...]) -> None:
+        click.echo(_instructors_only(f"minillm {name}"), err=True)
+        sys.exit(2)
+
+    return refuse
+
+
+_EDITION = student_edition()
+
+
+def _hint_at(command: Callable[..., str], lab: str, number: int) -> str:
+    """`command(lab, number)`: the hint command of a report's footers (see `verify`)."""
+    return command(lab, number)
 
 
 def _lang_option(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -53,7 +99,12 @@ def cli() -> None:
 @click.option(
     "--all", "every_lab", is_flag=True, help="Verify every lab, one report after another."
 )
-@click.option("--solution", is_flag=True, help="Verify the reference solution instead.")
+@click.option(
+    "--solution",
+    is_flag=True,
+    hidden=_EDITION,
+    help="Verify the reference solution instead (instructors).",
+)
 @click.option(
     "--impl",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -93,6 +144,9 @@ def verify(
     """Run LAB's checks (lab04, 04 or 4), or every lab's with --all, and print the report."""
     from grader.sandbox.guard import Interrupted, interruptible
 
+    if solution and student_edition():
+        click.echo(_instructors_only("minillm verify --solution"), err=True)
+        sys.exit(2)
     try:
         with interruptible():
             _verify(lab, every_lab, solution, impl, json_path, lang, no_color, isolated, seed)
@@ -115,6 +169,7 @@ def _verify(
     from grader.i18n import tr
     from grader.labs import UnknownLab, all_labs, resolve_lab
     from grader.sandbox.guard import Interrupted, end_strays
+    from grader.student.commands import hint_command
 
     if not every_lab and lab is None:
         raise click.MissingParameter(param_hint="'LAB' (or --all)", param_type="argument")
@@ -175,7 +230,13 @@ def _verify(
     for n, result in enumerate(results):
         if n:
             report_stream.write("\n")
-        print_report(result, chosen, color=False if no_color else None, file=report_stream)
+        print_report(
+            result,
+            chosen,
+            color=False if no_color else None,
+            file=report_stream,
+            hint_for=functools.partial(_hint_at, hint_command, result.lab),  # runs from here
+        )
     passed = sum(1 for r in results if r.passed)
     if every_lab:
         line = (
@@ -270,7 +331,8 @@ def _register() -> None:
         gradescope_bundle,
         similarity,
     ):
-        cli.add_command(command)
+        edition = _EDITION and command.name in INSTRUCTOR_COMMANDS
+        cli.add_command(_refusal(command.name or "") if edition else command)
 
 
 _register()

@@ -4,7 +4,14 @@
     lab01  张量与数学运算          13/13    42/42    ██████████  done
     lab02  字节级 Tokenizer        4/11     12/20    ████░░░░░░
     ...
+    lab13  BPE 对话整合             0/10     -        ░░░░░░░░░░  not started
     next: lab02 — cd labs/lab02 && make test
+
+A lab not started shows no check count: a TODO test stops at its first check, and the
+tests that depend on it run none, so a count would say nothing about the lab's checks.
+The "next" command is spelled to run from the current folder (`grader.student.commands`).
+When every lab whose code `minillm chat --mine` runs passes, the last line says to try it
+(the capstone: the course's model answering with the student's own functions).
 
 Results come from `grader.student.progress` (cached per file content, so a second run is quick).
 """
@@ -23,7 +30,7 @@ if TYPE_CHECKING:
     from grader.render.term import Glyphs
     from grader.student.progress import LabProgress
 
-__all__ = ["status"]
+__all__ = ["capstone_line", "chat_labs", "status"]
 
 _BAR = 10
 
@@ -39,28 +46,54 @@ def _bar(done: int, total: int, full: str, empty: str) -> str:
 def status(lang: Lang | None, no_cache: bool) -> None:
     """Show every lab's progress and the next lab to do."""
     from grader.render.term import glyphs, prepare
+    from grader.student.commands import verify_command
     from grader.student.progress import course_progress
 
     out = prepare(sys.stdout)
     chosen = lang or default_lang(getattr(out, "encoding", None))
     g = glyphs(out)
+    labs = chat_labs()  # imported now: nothing is imported once student code has run
     rows = course_progress(use_cache=not no_cache)
     _table(rows, chosen, out, g)
+
     done = sum(r.done for r in rows)
     nxt = next((r for r in rows if not r.done), None)
     zh = chosen == "zh"
     if nxt is None:
         click.echo("全部完成！" if zh else "Every lab passes!")
     elif zh:
-        click.echo(
-            f"已完成 {done}/{len(rows)} 个实验。下一个: {nxt.lab} {g.arrow} "
-            f"cd labs/{nxt.lab} && make test"
-        )
+        run = verify_command(nxt.lab)
+        click.echo(f"已完成 {done}/{len(rows)} 个实验。下一个: {nxt.lab} {g.arrow} {run}")
     else:
-        click.echo(
-            f"{done}/{len(rows)} labs done. Next: {nxt.lab} {g.arrow} "
-            f"cd labs/{nxt.lab} && make test"
-        )
+        run = verify_command(nxt.lab)
+        click.echo(f"{done}/{len(rows)} labs done. Next: {nxt.lab} {g.arrow} {run}")
+    line = capstone_line(rows, chosen, labs)
+    if line:
+        click.echo(line)
+
+
+def chat_labs() -> list[str]:
+    """The labs whose functions `minillm chat --mine` runs (`grader.mine.pieces`), in order."""
+    from grader.mine.pieces import CATALOGUE, TURN
+
+    return sorted({p.lab for p in (*CATALOGUE, TURN) if "chat" in p.commands})
+
+
+def capstone_line(rows: list[LabProgress], lang: Lang, labs: list[str] | None = None) -> str | None:
+    """ "try `minillm chat --mine`" once every lab that chat runs passes (`labs`, default
+    `chat_labs()`), else None."""
+    from grader.student.commands import minillm_command
+
+    passed = {r.lab for r in rows if r.done}
+    present = {r.lab for r in rows}
+    needed = [lab for lab in (chat_labs() if labs is None else labs) if lab in present]
+    if not needed or not set(needed) <= passed:
+        return None
+    command = f"{minillm_command()} chat --mine"
+    which = ", ".join(needed)
+    if lang == "zh":
+        return f"试试 `{command}`：课程的模型用你自己写的代码（{which}）来回答。"
+    return f"Try `{command}`: the course's model answers with your own code ({which})."
 
 
 def _table(rows: list[LabProgress], lang: Lang, out: TextIO, g: Glyphs) -> None:
@@ -91,7 +124,7 @@ def _table(rows: list[LabProgress], lang: Lang, out: TextIO, g: Glyphs) -> None:
             r.lab,
             r.title.pick(lang),
             f"{r.tests_passed}/{r.tests_total}",
-            f"{r.checks_passed}/{r.checks_total}",
+            "-" if r.todo else f"{r.checks_passed}/{r.checks_total}",  # see the docstring
             _bar(r.tests_passed, r.tests_total, g.full, g.empty),
             state,
             style=style,

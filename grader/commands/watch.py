@@ -121,6 +121,7 @@ def watch(lab: str, poll: bool, interval: float, lang: Lang | None) -> None:
     from grader.results import Status
     from grader.runner import run_lab
     from grader.sandbox.client import Sandbox
+    from grader.student.commands import hint_command
 
     out = prepare(sys.stdout)
     chosen = lang or default_lang(getattr(out, "encoding", None))
@@ -152,7 +153,7 @@ def watch(lab: str, poll: bool, interval: float, lang: Lang | None) -> None:
                 else:
                     click.echo("\n" + "-" * 40)
                 result = run_lab(info, info.student, sandbox, load_lab(info))
-                print_report(result, chosen, file=out)
+                print_report(result, chosen, file=out, hint_for=lambda n: hint_command(info.id, n))
                 click.echo(footer)
                 hint_level = 0
                 while True:

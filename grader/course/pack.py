@@ -5,7 +5,10 @@ The edition holds what a student needs and nothing an instructor keeps back:
     framework/  grader/  pyproject.toml     the library, the grader, the package
     labs/labNN/                             TASK.md, TASK.en.md, verify.py, Makefile, and
                                             student.py and .stub.py generated from the
-                                            solution's markers (`grader.course.stubs`)
+                                            solution's markers (`grader.course.stubs`);
+                                            the handouts without their
+                                            ``<!-- verify:excerpt impl=tests/… -->`` lines
+                                            (they name files the edition leaves out)
     labs/lab.mk  Makefile  README.md  .gitignore   its own, written here
 
 No `solutions/` (so no reference code and no hidden checks), no `tests/` (the mutants are
@@ -15,7 +18,8 @@ wrong implementations built on the solutions), no `bench/`, no author notes. The
 `verify_edition` then checks what was written, in a fresh copy of it whose `.venv` sees
 only the copy's own `framework/` and `grader/`: for every lab, `make test` runs and prints
 exactly the handout's baseline block (every test TODO); every stub is the generated one;
-nothing of `solutions/` is there, no hidden-checks module, no solution marker; the body
+nothing of `solutions/` is there, no hidden-checks module, no solution marker, no
+handout marker naming a file of `tests/`; the body
 of every solution block, normalised line by line, appears in no file of the edition; and no
 file names a hidden test (an id that a ``solutions/labNN/hidden.py`` registers, of any lab).
 
@@ -44,6 +48,7 @@ from grader.labs import LabInfo, all_labs, load_lab
 __all__ = [
     "PackError",
     "build_edition",
+    "edition_handout",
     "hidden_ids",
     "pack",
     "solution_bodies",
@@ -57,12 +62,16 @@ _BASELINE = re.compile(
     r"<!-- verify:baseline -->\n```text\n(.*?)```\n<!-- /verify:baseline -->", re.S
 )
 _MARKER = re.compile(r"#\s*(BEGIN|END) SOLUTION")
+# the instructor's marker of an output block made from a file of tests/ (grader.course.handouts)
+_EXCERPT = re.compile(r"^[ ]*<!-- verify:excerpt[^>]*-->\n", re.M)
 _IMPORT = re.compile(r"^(import |from \S+ import )")
 
 MAKEFILE = """\
 # miniLLM lab (student edition).
 #   make test LAB=lab04   verify one lab (sets up .venv on first use)
-#   cd labs/lab04 && make test   the same, from the lab's folder
+#   make hint LAB=lab04 [T=n] [L=level]   its hints
+#   make status           every lab's progress
+#   cd labs/lab04 && make test   the same, from the lab's folder (and make hint T=n L=level)
 
 PYTHON ?= python3
 VENV   := .venv
@@ -70,7 +79,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 LAB    ?= lab01
 
-.PHONY: setup test status clean
+.PHONY: setup test hint status clean
 
 setup: $(STAMP)
 \t@:
@@ -85,6 +94,15 @@ $(STAMP): pyproject.toml
 
 test: $(STAMP)
 \t@$(BIN)/minillm verify $(LAB)
+
+# at the root the lab must be named: a default one would show another lab's hints
+hint: $(STAMP)
+ifeq ($(origin LAB),file)
+\t@echo "make hint needs the lab: make hint LAB=lab04 T=3 (or: cd labs/lab04; make hint T=3)" >&2
+\t@exit 2
+else
+\t@$(MAKE) --no-print-directory -s -C labs/$(LAB) hint
+endif
 
 status: $(STAMP)
 \t@$(BIN)/minillm status
@@ -133,12 +151,30 @@ function. `verify.py` holds the checks: read it, do not edit it.
 
 ```sh
 make test LAB=lab04          # 或 / or: cd labs/lab04 && make test
-.venv/bin/minillm status     # 每个实验的进度 / every lab's progress
+make status                  # 每个实验的进度 / every lab's progress
+cd labs/lab04 && make hint T=7 L=2   # 测试 7 的前两条提示 / test 7's first two hints
 .venv/bin/minillm watch lab04    # 每次保存都重新检查 / verify again on every save
-.venv/bin/minillm hint lab04     # 第一个没通过的测试的提示 / the hint for the first failing test
-cd labs/lab04 && make hint T=7   # 在实验目录里看测试 7 的全部提示 / every hint of test 7
 .venv/bin/minillm reset lab04    # 回到桩代码（先备份）/ back to the stub (backed up first)
 .venv/bin/pytest labs/lab04      # 同样的检查，作为 pytest 测试 / the same checks as pytest items
+```
+
+`minillm` 在 `.venv` 里；激活它之后可以直接输入 `minillm`。/ `minillm` lives in `.venv`;
+activate it to type just `minillm`:
+
+```sh
+source .venv/bin/activate    # Linux, macOS (bash, zsh); fish: source .venv/bin/activate.fish
+minillm status
+deactivate                   # 退出 / leave it
+```
+
+Windows（没有 make / no make), PowerShell:
+
+```console
+py -m venv .venv
+.venv\\Scripts\\python -m pip install -e ".[test]"
+.venv\\Scripts\\minillm verify lab04
+.venv\\Scripts\\Activate.ps1       # 之后 / then: minillm status, minillm hint lab04 7 --level 2
+.venv\\Scripts\\pytest labs\\lab04
 ```
 
 报告里每项检查是 `[PASS]`、`[FAIL]`、`[TODO]`（还没写）、`[ERROR]`、`[TIMEOUT]` 或 `[SKIP]`。
@@ -174,6 +210,12 @@ def _stub(info: LabInfo) -> str:
         return info.student.read_text(encoding="utf-8")
 
 
+def edition_handout(text: str) -> str:
+    """A handout as the edition has it: without the ``verify:excerpt`` marker lines, which
+    name an implementation under tests/ (the output block below each one stays)."""
+    return _EXCERPT.sub("", text)
+
+
 def build_edition(source: Path, out: Path, labs: Sequence[LabInfo]) -> None:
     """Write the student edition of the course at `source` into the empty folder `out`."""
     out.mkdir(parents=True, exist_ok=True)
@@ -185,6 +227,9 @@ def build_edition(source: Path, out: Path, labs: Sequence[LabInfo]) -> None:
         stub = _stub(info)
         for name in ("student.py", ".stub.py"):
             (target / name).write_text(stub, encoding="utf-8")
+        for handout in target.glob("TASK*.md"):
+            text = handout.read_text(encoding="utf-8")
+            handout.write_text(edition_handout(text), encoding="utf-8")
     shutil.copyfile(source / "labs" / "lab.mk", out / "labs" / "lab.mk")
     shutil.copyfile(source / "pyproject.toml", out / "pyproject.toml")
     (out / "Makefile").write_text(MAKEFILE, encoding="utf-8")
@@ -234,6 +279,8 @@ def _layout_problems(edition: Path, labs: Sequence[LabInfo]) -> list[str]:
         text = path.read_text(encoding="utf-8", errors="replace")
         if path.suffix == ".py" and "grader" not in rel.parts[:1] and _MARKER.search(text):
             problems.append(f"{rel}: holds a solution marker")
+        if path.suffix == ".md" and _EXCERPT.search(text):
+            problems.append(f"{rel}: a verify:excerpt marker names a file the edition lacks")
     for info in labs:
         lab_dir = edition / "labs" / info.id
         student = lab_dir / "student.py"

@@ -5,7 +5,10 @@
     softmax             lab04   yours      lab04 passes (9/9 tests) · ~21 ms per reply
     LayerNorm           lab05   framework  lab05 not passing: 3/9 tests
     ...
+    (not used)          lab07   —          chatting runs inference only: nothing is trained
     9 of 10 pieces run your code.
+
+The labs no piece comes from are listed last, each with the reason (`pieces.NOT_USED`).
 
 Printed with rich like `minillm status` (plain text when not a terminal or with NO_COLOR).
 """
@@ -15,16 +18,25 @@ from __future__ import annotations
 import os
 from typing import TextIO
 
-from grader.i18n import Lang
+from grader.i18n import Lang, Text
 from grader.mine.choose import Selection
 
-__all__ = ["print_selection", "summary"]
+__all__ = ["print_selection", "summary", "unused_labs"]
 
 _STATES = {
     "yours": ("你的", "yours", "green"),
     "framework": ("框架", "framework", "yellow"),
     "unused": ("—", "—", "dim"),
 }
+
+
+def unused_labs() -> list[tuple[str, Text]]:
+    """(lab, why) for each lab of this course whose code no product runs."""
+    from grader.labs import all_labs
+    from grader.mine.pieces import NOT_USED
+
+    present = {info.id for info in all_labs()}
+    return [(lab, why) for lab, why in NOT_USED.items() if lab in present]
 
 
 def summary(selection: Selection, lang: Lang) -> str:
@@ -61,5 +73,8 @@ def print_selection(selection: Selection, lang: Lang, file: TextIO, title: str =
         zh, en, style = _STATES[c.state]
         state = RichText(zh if lang == "zh" else en, style=style)
         table.add_row(c.info.title.pick(lang), c.info.lab, state, c.reason.pick(lang))
+    for lab, why in unused_labs():
+        dash = RichText("—", style="dim")
+        table.add_row("（不使用）" if lang == "zh" else "(not used)", lab, dash, why.pick(lang))
     console.print(table)
     console.print(summary(selection, lang))

@@ -195,11 +195,14 @@ def print_check(report: CheckReport, lang: Lang, file: TextIO) -> None:
     first = report.first
     if first is not None and first.info is not None:
         lab = first.info.lab
+        from grader.student.commands import verify_command
+
+        run = verify_command(lab)  # a command that runs from where the student is
         again = tr(
             f"第一个不一致的部件：{first.info.title.zh}（{lab}）。回到 {lab}：读 "
-            f"labs/{lab}/TASK.md，再运行 minillm verify {lab}。",
+            f"labs/{lab}/TASK.md，再运行 {run}。",
             f"First divergence: {first.info.title.en} ({lab}). Revisit {lab}: read "
-            f"labs/{lab}/TASK.en.md, then run minillm verify {lab}.",
+            f"labs/{lab}/TASK.en.md, then run {run}.",
         )
         console.print(again.pick(lang))
     elif report.ok and any(r.status == "same" for r in report.rows):

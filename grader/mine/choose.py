@@ -1,6 +1,7 @@
 """Which pieces run the student's code, and why: the table `--mine` starts with.
 
-For each piece of `CATALOGUE` that the command uses, in order:
+For each piece of `CATALOGUE` that the command uses, in order, then lab13's whole turn
+(`TURN`, chat only, not timed):
 
 1. the lab must be in the course, and every function of the piece must be in its
    ``student.py`` and written (no ``raise NotImplementedError`` left): read from the file,
@@ -26,7 +27,7 @@ from framework.model import GPTModel
 from grader.i18n import Text, tr
 from grader.labs import LabInfo, all_labs
 from grader.mine.load import LabFile, LoadedLab, load_lab_module, read_lab_file
-from grader.mine.pieces import CATALOGUE, PieceInfo, Pieces, guard
+from grader.mine.pieces import CATALOGUE, TURN, PieceInfo, Pieces, guard
 from grader.mine.probe import SLOW_SECONDS, ProbeResult, probe_piece
 from grader.student.progress import LabProgress
 
@@ -85,8 +86,13 @@ def _applies(piece: PieceInfo, command: str, tok: Any) -> Text | None:
     if command not in piece.commands:
         if piece.commands == {"serve"}:
             return tr("只在 minillm serve 中使用", "used by minillm serve only")
+        if piece.commands == {"chat"}:
+            return tr(
+                "只在 minillm chat 中使用（一条用户消息进、一条回复出）",
+                "used by minillm chat only (one user message in, one reply out)",
+            )
         return tr("只在 chat 和 serve 中使用", "used by chat and serve only")
-    if piece.key == "bpe" and not isinstance(tok, BPETokenizer):
+    if piece.key in ("bpe", "turn") and not isinstance(tok, BPETokenizer):
         return tr("模型用字节 Tokenizer", "the model uses the byte tokenizer")
     return None
 
@@ -210,7 +216,8 @@ def select_pieces(
         budget: seconds per typical reply above which a piece is too slow.
     """
     infos = {info.id: info for info in all_labs()}
-    used = [p for p in CATALOGUE if _applies(p, command, tokenizer) is None]
+    catalogue = (*CATALOGUE, TURN)  # TURN: lab13's whole turn, not timed (it is the reply)
+    used = [p for p in catalogue if _applies(p, command, tokenizer) is None]
     labs = sorted({p.lab for p in used if p.lab in infos})
     if verdicts is None:
         verdicts = lab_verdicts(infos[lab] for lab in labs)
@@ -223,7 +230,7 @@ def select_pieces(
         return loaded[lab]
 
     pieces, choices = Pieces(), []
-    for piece in CATALOGUE:
+    for piece in catalogue:
         unused = _applies(piece, command, tokenizer)
         if unused is not None:
             choices.append(Choice(piece, "unused", unused))
@@ -238,11 +245,16 @@ def select_pieces(
             partial(load, piece.lab),
             verdicts.get(piece.lab),
             force,
-            run_probe if probe else None,
+            run_probe if probe and piece is not TURN else None,
             budget,
         )
         if functions:
             pieces = _with(pieces, piece, functions)
+        if piece is TURN and choice.state == "yours":
+            choice.reason = choice.reason + tr(
+                " · 回答第一轮（之后的轮次带着历史，超出 chat_one_turn 的约定）",
+                " · answers the first turn (later ones carry history, outside its contract)",
+            )
         choices.append(choice)
     return Selection(command, choices, pieces, force)
 

@@ -9,7 +9,11 @@ of old turns, the same stop rules and streaming), with its pieces swapped:
   each content, so the student's function writes exactly the framework's prompt;
 - the ids: the tokenizer's encode with the student's `bpe_apply_merge` (lab12);
 - generation: `generate_with` (the student's layers, cache and sampler);
-- the reply: the student's `extract_response` (lab09) of prompt and output.
+- the reply: the student's `extract_response` (lab09) of prompt and output;
+- the first turn, where lab13's contract holds (one user message, no system prompt, a BPE
+  tokenizer, sampling by temperature and top-k only): the student's `chat_one_turn`
+  answers it whole, and the reply is shown once it is finished (no streaming). Later
+  turns carry history, which `chat_one_turn` cannot take: the pieces above answer them.
 
 A message that itself contains a chat tag is formatted by the framework, which keeps a
 typed tag as plain text. When a student function fails during a reply (`PieceError`),
@@ -84,8 +88,7 @@ class MineEngine(ChatEngine):
         typed_tag = any(tag in text for text in texts for tag in CHAT_TAGS)
         if not self.pieces.is_mine("format") or typed_tag or not conv.messages:
             return super().prompt_ids(system, messages, max_tokens)
-        room = min(max_tokens or self.context // 4, self.context // 2)
-        budget = self.context - room - 1  # BOS comes first
+        budget = self.context - self.reply_room(conv, max_tokens) - 1  # BOS comes first
         msgs = conv.messages
         for start in [0, *(i for i in range(1, len(msgs)) if msgs[i][0] == "user")]:
             kept = ([("system", system)] if system else []) + msgs[start:]
@@ -123,12 +126,40 @@ class MineEngine(ChatEngine):
         """Like `ChatEngine.reply`; a piece that fails falls back and the reply starts over."""
         while True:
             try:
+                turn = self._one_turn(system, messages, settings or ReplySettings())
+                if turn is not None:
+                    if turn.text and on_text is not None:
+                        on_text(turn.text)
+                    return turn
                 reply = super().reply(system, messages, settings, on_text)
                 if self._prompt_text is not None:
                     reply.text = self._extract(self._prompt_text + self._output)
                 return reply
             except PieceError as e:
                 self.fall_back(e)
+
+    def _one_turn(
+        self, system: str, messages: Sequence[tuple[str, str]], s: ReplySettings
+    ) -> Reply | None:
+        """The student's `chat_one_turn` (lab13) reply, where its contract holds; else None."""
+        fn = self.pieces.chat_one_turn
+        plain = not (s.top_p < 1.0 or s.stop or s.presence_penalty or s.frequency_penalty)
+        first = len(messages) == 1 and messages[0][0] == "user" and not system
+        tok = self.base_tokenizer
+        if fn is None or not self.pieces.is_mine("turn") or not plain or not first:
+            return None
+        if not isinstance(tok, BPETokenizer):
+            return None
+        ids = self.prompt_ids(system, messages, s.max_tokens)
+        room = self.context - len(ids)
+        limit = min(s.max_tokens or room, room)
+        rng = np.random.default_rng(None if s.seed is None else s.seed % 2**64)
+        text = fn(self.model, tok, messages[0][1], limit, rng, max(s.temperature, 0.0), s.top_k)
+        if not isinstance(text, str):
+            why = f"returned {type(text).__name__}, expected a str"
+            raise PieceError("turn", "chat_one_turn", why)
+        made = min(len(tok.encode(text)), limit)  # re-encoded: chat_one_turn returns text only
+        return Reply(text.strip(), len(ids), made, "length" if made >= limit else "stop")
 
     def _extract(self, output: str) -> str:
         text = self.pieces.extract_response(output)

@@ -35,6 +35,8 @@ __all__ = [
     "BY_KEY",
     "CATALOGUE",
     "MODEL_PIECES",
+    "NOT_USED",
+    "TURN",
     "PieceError",
     "PieceInfo",
     "Pieces",
@@ -173,7 +175,43 @@ CATALOGUE: tuple[PieceInfo, ...] = (
     ),
 )
 
-BY_KEY = {p.key: p for p in CATALOGUE}
+# lab13's whole turn: only `minillm chat` runs it, and only where its contract holds (one
+# user message, no system prompt; see `grader.mine.engine`); not part of `mine --check`,
+# which compares pieces inside a reply, nor timed by the probe (it is the whole reply)
+TURN = PieceInfo(
+    "turn",
+    "lab13",
+    ("chat_one_turn",),
+    tr("一轮对话（chat_one_turn）", "one chat turn (chat_one_turn)"),
+    tr(
+        "预填一次提示，之后每步只把新 token 送进模型（用 KV Cache）",
+        "prefill the prompt once, then feed only the new token each step (the KV cache)",
+    ),
+    frozenset({"chat"}),
+)
+
+# the labs whose code no product runs, and why (the `--mine` table lists them)
+NOT_USED: dict[str, Text] = {
+    "lab01": tr(
+        "模型的 Tensor 是框架的：它的运算每次都作用于整个数组",
+        "the model's Tensor is the framework's: its operations act on whole arrays",
+    ),
+    "lab02": tr(
+        "课程的模型用 BPE 分词（lab12、lab13），不用字节 Tokenizer",
+        "the course's model uses the BPE tokenizer (lab12, lab13), not the byte one",
+    ),
+    "lab03": tr(
+        "词嵌入查表是框架的；位置编码表存在模型文件里，直接读取",
+        "the embedding lookup is the framework's; the position table is read from the model file",
+    ),
+    "lab06": tr(
+        "模型从课程的模型文件加载（框架的 model_load）",
+        "the model is loaded from the course's model file (the framework's model_load)",
+    ),
+    "lab07": tr("对话只做推理，不训练", "chatting runs inference only: nothing is trained"),
+}
+
+BY_KEY = {p.key: p for p in (*CATALOGUE, TURN)}
 MODEL_PIECES = frozenset(
     {"scores", "mask", "softmax", "layernorm", "residual", "block", "kv_cache"}
 )
@@ -279,6 +317,7 @@ class Pieces:
     sample_top_k: Callable[..., Any] = sampling.sample_top_k
     parse_request_line: Callable[..., Any] = http_protocol.parse_request_line
     build_response: Callable[..., Any] = http_protocol.build_response
+    chat_one_turn: Callable[..., Any] | None = None  # None: the framework's reply
     mine: frozenset[str] = field(default_factory=frozenset)
 
     def is_mine(self, key: str) -> bool:

@@ -3,7 +3,9 @@
 Each `@lab.test` of a `labs/labNN/verify.py` becomes one item, so IDE test explorers list
 them (at the test's own line of verify.py) and `-k`, `-x` and `--lf` work. As with
 `minillm verify`, one sandbox child serves all of a lab's tests in a pytest run, and a
-failing item shows the same block as the verify report. A selected test whose
+failing item shows the same block as the verify report; a TODO test (its stub still raises
+`NotImplementedError`) is skipped with reason ``TODO: …``, as `make test` counts it TODO
+rather than FAIL. A selected test whose
 prerequisites were deselected (``-k``) runs them first, silently: their results decide
 whether it runs, as in a full run. Options: ``--minillm-impl solution`` (the reference) or
 ``--minillm-impl PATH`` (a file of tests/mutants runs as the solution plus its overrides);
@@ -41,7 +43,7 @@ from grader.sandbox.inline import InlineSandbox
 from grader.sandbox.outcome import Outcome
 from grader.sandbox.session import Session
 
-__all__ = ["VerifyFailure", "VerifyFile", "VerifyItem"]
+__all__ = ["VerifyFailure", "VerifyFile", "VerifyItem", "todo_reason"]
 
 _LAB_DIR = re.compile(r"^lab\d\d$")
 _SANDBOX_KEY = pytest.StashKey[Sandbox | InlineSandbox]()
@@ -192,6 +194,11 @@ class VerifyItem(pytest.Item):
         result = self.lab_file.result(self.spec.id)
         if result.status is Status.SKIP:
             pytest.skip(result.reason.pick(_lang(self.config)) if result.reason else "")
+        if result.status is Status.TODO:  # not written yet: not a failure, as in `make test`
+            # reported at the test's line of verify.py (reportinfo), as pytest's own skip marks
+            raise pytest.skip.Exception(
+                todo_reason(result, _lang(self.config)), _use_item_location=True
+            )
         error = self.lab_file.errors.get(self.spec.id)
         if error is not None:  # without the sandbox: the student's own traceback, for --pdb
             raise error
@@ -221,6 +228,17 @@ class VerifyItem(pytest.Item):
             line = 0
         title = self.spec.title.pick(_lang(self.config))
         return self.path, line, f"[TEST {self.number}] {title}"
+
+
+def todo_reason(result: TestResult, lang: str) -> str:
+    """The skip reason of a TODO test: ``TODO: `` and what is left to write.
+
+    Example: ``TODO: add_one is not implemented yet`` (a stub), ``TODO: complete [TEST 1]
+    first`` (a test whose prerequisite is still TODO).
+    """
+    todo = next((c for c in result.checks if c.status is Status.TODO), None)
+    what = result.reason or (todo.name if todo is not None else None)
+    return "TODO: " + (what.pick(lang) if what is not None else "not written yet")
 
 
 class VerifyFailure(GraderError):
