@@ -479,24 +479,25 @@ def parse_malformed(t: TestContext) -> None:
     for line, zh, en, hint in MALFORMED:
         name = (f"{zh}：{quoted(line)} → ValueError", f"{en}: {quoted(line)} → ValueError")
         t.raises(name, ValueError, PARSE, line, hint=hint)
-    for line, zh, en in [
-        ("GET /health HTTP/11.1", "主版本号有两位数字", "a two-digit major version"),
-        ("GET /health HTTP/1.10", "次版本号有两位数字", "a two-digit minor version"),
+    digits = (
+        "多位数字的版本被接受了：版本是 HTTP/、一位数字、点、一位数字；"
+        "允许数字重复的写法会放过 HTTP/11.1 和 HTTP/1.10。",
+        "A version with several digits was accepted: a version is HTTP/, one digit, "
+        "a dot, one digit; a pattern that lets the digit repeat lets HTTP/11.1 and "
+        "HTTP/1.10 through.",
+    )
+    dot = (
+        "两个数字之间不是点也被接受了：正则里没转义的 . 匹配任何字符，要写 \\.。",
+        "A version without a dot between its digits was accepted: an unescaped . in a "
+        "regex matches any character; write \\. for the dot itself.",
+    )
+    for line, zh, en, hint in [
+        ("GET /health HTTP/11.1", "主版本号有两位数字", "a two-digit major version", digits),
+        ("GET /health HTTP/1.10", "次版本号有两位数字", "a two-digit minor version", digits),
+        ("GET /health HTTP/1x1", "两个数字之间不是点", "no dot between the digits", dot),
     ]:
         name = (f"{zh}：{quoted(line)} → ValueError", f"{en}: {quoted(line)} → ValueError")
-        t.raises(
-            name,
-            ValueError,
-            PARSE,
-            line,
-            hint=(
-                "多位数字的版本被接受了：版本是 HTTP/、一位数字、点、一位数字；"
-                "允许数字重复的写法会放过 HTTP/11.1 和 HTTP/1.10。",
-                "A version with several digits was accepted: a version is HTTP/, one digit, "
-                "a dot, one digit; a pattern that lets the digit repeat lets HTTP/11.1 and "
-                "HTTP/1.10 through.",
-            ),
-        )
+        t.raises(name, ValueError, PARSE, line, hint=hint)
 
 
 @lab.test(

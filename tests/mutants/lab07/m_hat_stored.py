@@ -1,7 +1,7 @@
 """Mutant: stores the bias-corrected m̂ and v̂ back into m and v (passes the C course's check)."""
 # zh: 把偏差修正后的 m̂、v̂ 存回了 m 和 v
 
-# fails: adam_first, adam_steps, adam_in_place
+# fails: adam_first, adam_steps
 
 import numpy as np
 

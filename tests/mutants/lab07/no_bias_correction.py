@@ -1,7 +1,7 @@
 """Mutant: Adam without bias correction: the first steps are ~√(1-β₂)/(1-β₁) times too small."""
 # zh: Adam 没有做偏差修正：开头几步的步长太小
 
-# fails: adam_first, adam_steps, adam_decay, adam_in_place
+# fails: adam_first, adam_steps, adam_decay
 
 import numpy as np
 

@@ -1,7 +1,7 @@
 """Mutant: bias corrections with t + 1 (counting the step as if it had already been taken)."""
 # zh: 偏差修正用了 t + 1（好像这一步已经走过了）
 
-# fails: adam_first, adam_steps, adam_decay, adam_in_place
+# fails: adam_first, adam_steps, adam_decay
 
 import numpy as np
 
