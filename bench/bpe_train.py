@@ -30,6 +30,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from figures import record  # noqa: E402
+
 from framework.bpe_tokenizer import BPETokenizer  # noqa: E402
 from framework.chat import CHAT_TAGS  # noqa: E402
 
@@ -164,8 +166,10 @@ def main() -> None:
     print(f"ratios, ours / HF, median of {args.runs} interleaved runs:")
     train = ratio("train")
     print(goal("train time", train, train <= 1.0, "goal <= 1.0"))
+    record("BPE train time / HF", train, "x", "<= 1.0", train <= 1.0)
     enc = ratio("encode", speed=True)
     print(goal("encode throughput, both cold", enc, enc >= 1.0, "goal >= 1.0"))
+    record("BPE encode throughput / HF (both cold)", enc, "x", ">= 1.0", enc >= 1.0)
     cold_warm = ratio("encode", "warm", speed=True)
     print(f"  encode throughput, ours cold / HF warm: {cold_warm:.2f}x; "
           f"both warm: {ratio('warm', speed=True):.2f}x")  # fmt: skip

@@ -24,6 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from figures import record  # noqa: E402
+
 from grader.codec import Budget, loads  # noqa: E402
 
 
@@ -59,6 +61,7 @@ def main() -> None:
             f"  {name}: median {med:.3f} s  min {min(samples):.3f} s  "
             f"({med / args.n * 1e6:.1f} µs per generator)"
         )
+        record(f"codec decode, {name}", med / args.n * 1e6, "µs per generator")
 
 
 if __name__ == "__main__":

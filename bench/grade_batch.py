@@ -33,6 +33,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from figures import record  # noqa: E402
+
 from grader.labs import all_labs  # noqa: E402
 
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
@@ -98,6 +100,11 @@ def main() -> None:
             f"  verify --all --solution median {statistics.median(verifies):.2f} s; "
             f"grade / verify = {ratio:.2f} (goal <= 1.5: {'met' if ratio <= 1.5 else 'NOT met'})"
         )
+        record("grade one submission / verify --all --solution", ratio, "x", "<= 1.5",
+               ratio <= 1.5)  # fmt: skip
+        record("grade one submission, wall", median, "s", f"< {GOAL_ONE_S:g} s",
+               median < GOAL_ONE_S)  # fmt: skip
+        record("verify --all --solution, wall", statistics.median(verifies), "s")
         print(
             f"  median {median:.2f} s over {RUNS} runs (min {min(times):.2f}, "
             f"max {max(times):.2f}); goal < {GOAL_ONE_S:.0f} s: "
@@ -125,6 +132,8 @@ def main() -> None:
             f"per submission median {statistics.median(worked):.2f} s "
             f"(ratio to the single run: {statistics.median(worked) / statistics.median(times):.2f})"
         )
+        record(f"grade a class of {SUBMISSIONS}, --jobs {JOBS}", 60 * SUBMISSIONS / seconds,
+               "submissions/min")  # fmt: skip
 
 
 def verify_all() -> float:
@@ -161,6 +170,9 @@ def fairness(base: Path, honest: Path, alone: float) -> None:
     first = doc["submissions"][0]  # type: ignore[index]
     mine = float(first["seconds"])
     full = first["score"] == first["max_score"] and not first["error"]
+    fair = full and mine <= 2 * alone
+    record("grade fairness: honest beside a CPU hog / alone", mine / alone, "x",
+           "full marks and <= 2", fair)  # fmt: skip
     print("beside a CPU hog (60 busy processes, slow calls), --jobs 2 --timeout 30:")
     print(
         f"  honest submission {first['score']}/{first['max_score']} in {mine:.2f} s, "

@@ -23,6 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from figures import record  # noqa: E402
+
 from grader.labs import all_labs  # noqa: E402
 
 ISOLATION = os.environ.get("BENCH_ISOLATION", "auto")
@@ -69,6 +71,7 @@ def main() -> None:
         print(f"  full run:             {full:.2f} s")
         print(f"  regrade, no change:   {again:.2f} s ({reused} of {len(subs)} merged whole)")
         print(f"  ratio {ratio:.3f} (goal <= {GOAL}: {'met' if ratio <= GOAL else 'NOT met'})")
+        record("regrade, nothing changed / full run", ratio, "x", f"<= {GOAL}", ratio <= GOAL)
         for s in subs:
             rerun = [lab["lab"] for lab in s["labs"] if lab["lab"] not in s["reused"]]
             if rerun or s["error"]:

@@ -21,6 +21,7 @@ from model_harness import (
 THREADS = threads_from_argv()
 
 import numpy as np  # noqa: E402
+from figures import record  # noqa: E402
 
 from framework import GPTModel, default_config, init_weights  # noqa: E402
 
@@ -58,6 +59,10 @@ def main() -> None:
                 f"  {name:32s} wall {wall:7.2f} ms  cpu {cpu:7.2f} ms  "
                 f"ratio to torch: wall {wall / torch_wall:.2f}  cpu {cpu / torch_cpu:.2f}"
             )
+            if name != "torch":
+                ratio = wall / torch_wall
+                record(f"forward [{b}, {t}] {name} / torch, wall time", ratio, "x", "<= 1",
+                       ratio <= 1)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from model_harness import (
 THREADS = threads_from_argv()
 
 import numpy as np  # noqa: E402
+from figures import record  # noqa: E402
 from numpy.typing import NDArray  # noqa: E402
 
 from framework import GPTModel, default_config, init_weights  # noqa: E402
@@ -79,6 +80,9 @@ def main() -> None:
             f"cpu {cpu:7.2f} ms = {B * T / cpu * 1e3:8.0f} tokens/s  "
             f"speed vs torch: wall {torch_wall / wall:.2f}  cpu {torch_cpu / cpu:.2f}"
         )
+    speed = got["torch"][0] / got["framework"][0]
+    record(f"forward + backward {B}x{T}, tokens/s vs torch (wall)", speed, "x", ">= 1",
+           speed >= 1)  # fmt: skip
 
 
 if __name__ == "__main__":

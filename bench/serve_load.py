@@ -5,6 +5,10 @@ Starts `minillm serve` in a child process with a randomly initialised default-si
 
 1. 200 concurrent ``GET /health``: every one must be 200;
 2. a burst of 16 concurrent chat requests (32 new tokens each): all 16 must be served;
+   then the concurrency ratio: aggregate tokens/s of 16 concurrent streams over the
+   tokens/s of the same 16 requests one after another (continuous batching; goal ≥ 2),
+   the median of `ROUNDS` interleaved runs, and whether each request got the same reply
+   both ways (it must: same seed, same tokens);
 3. 1,000 malformed requests (garbage, bad lines, bad JSON, oversized bodies, stalls cut
    short), 50 at a time: each must get its 4xx, and the server must still answer after;
 4. slowloris: 300 connections that send a request head one byte every 2 s, reconnecting
@@ -17,12 +21,13 @@ whose ``Retry-After`` comes from the measured backlog.
 Prints p50/p99 latency per phase and exits 1 if any answer is not the one expected or the
 server died. Every socket has a timeout and the whole run a deadline (`DEADLINE` s).
 
-    .venv/bin/python bench/serve_load.py
+    .venv/bin/python bench/serve_load.py [--ratio]     (--ratio: the concurrency ratio only)
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import socket
 import statistics
@@ -38,6 +43,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from figures import record  # noqa: E402
+
 from framework.config import default_config  # noqa: E402
 from framework.model import GPTModel, init_weights, model_save  # noqa: E402
 
@@ -47,6 +54,9 @@ TIMEOUT = 60.0  # seconds per request
 DRIPPERS = 300  # slowloris connections
 DRIP_SECONDS = 15.0  # how long they drip (the server's head deadline is 10 s)
 DRIP_EVERY = 2.0  # seconds between two bytes of a dripping head
+STREAMS = 16  # concurrent streams of the concurrency ratio
+STREAM_TOKENS = 64  # max_tokens of each
+ROUNDS = 5  # interleaved sequential/concurrent runs; the medians are reported
 
 
 def start_server(model: Path, *extra: str) -> tuple[subprocess.Popen[str], int]:
@@ -130,6 +140,7 @@ def report(name: str, results: list[Result], ok: Callable[[int], bool]) -> bool:
         f"p99 {p99:8.1f} ms  statuses {dict(sorted(counts.items()))}  "
         f"{'ok' if good else 'UNEXPECTED'}"
     )
+    record(f"serve: {name.strip()}, p99", p99, "ms", "every answer as expected", good)
     return good
 
 
@@ -197,6 +208,86 @@ def retry_afters(results: list[Result]) -> list[int]:
     return sorted(int(m.group(1)) for m in found if m)
 
 
+def stream_requests(port: int) -> list[bytes]:
+    """STREAMS streamed chats, each with its own seed, prompt and sampling settings."""
+    out = []
+    for i in range(STREAMS):
+        doc = {
+            "messages": [{"role": "user", "content": f"tell me about {i}"}],
+            "max_tokens": STREAM_TOKENS, "temperature": [0.0, 0.8, 1.0][i % 3],
+            "top_p": [1.0, 0.9][i % 2], "seed": i, "stream": True,
+            "stream_options": {"include_usage": True},
+        }  # fmt: skip
+        out.append(post(port, "/v1/chat/completions", json.dumps(doc).encode()))
+    return out
+
+
+def streamed(port: int, data: bytes) -> tuple[str, int]:
+    """Send one streamed chat; (the reply's text, its completion tokens), ("", 0) on error."""
+    answer = b""
+    try:
+        with socket.create_connection((HOST, port), timeout=TIMEOUT) as s:
+            s.sendall(data)
+            while chunk := s.recv(65536):
+                answer += chunk
+    except OSError:
+        return "", 0
+    text, tokens = "", 0
+    for block in answer.split(b"\n\n"):
+        if block.startswith(b"data: {"):
+            doc = json.loads(block[6:])
+            for choice in doc.get("choices", []):
+                text += choice.get("delta", {}).get("content", "") or ""
+            tokens = (doc.get("usage") or {}).get("completion_tokens", tokens)
+    return text, tokens
+
+
+def throughput(port: int, requests: list[bytes], together: bool) -> tuple[float, list[str]]:
+    """Tokens/s of `requests`, all at once or one after another; the replies in order."""
+    replies: list[tuple[str, int]] = [("", 0)] * len(requests)
+
+    def one(i: int) -> None:
+        replies[i] = streamed(port, requests[i])
+
+    start = time.perf_counter()
+    if together:
+        threads = [threading.Thread(target=one, args=(i,)) for i in range(len(requests))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(TIMEOUT + 5)
+    else:
+        for i in range(len(requests)):
+            one(i)
+    seconds = time.perf_counter() - start
+    return sum(n for _, n in replies) / seconds, [text for text, _ in replies]
+
+
+def concurrency(port: int) -> bool:
+    """The concurrency ratio, medians of ROUNDS interleaved runs; replies the same both ways."""
+    requests = stream_requests(port)
+    sequential, concurrent, same = [], [], True
+    for _ in range(ROUNDS):
+        rate, alone = throughput(port, requests, together=False)
+        sequential.append(rate)
+        rate, batched = throughput(port, requests, together=True)
+        concurrent.append(rate)
+        same &= alone == batched and all(alone)
+    seq, conc = statistics.median(sequential), statistics.median(concurrent)
+    ratios = " ".join(f"{c / s:.2f}" for s, c in zip(sequential, concurrent, strict=True))
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(
+        f"concurrency ratio: {conc / seq:.2f}x  ({STREAMS} concurrent streams {conc:.0f} "
+        f"tokens/s, the same {STREAMS} one after another {seq:.0f} tokens/s; medians of "
+        f"{ROUNDS} interleaved runs, ratios per run {ratios}; load average {load})"
+    )
+    print(f"  each request's reply the same alone and batched: {'yes' if same else 'NO'}")
+    record(f"serve: {STREAMS} concurrent streams / one after another", conc / seq, "x", ">= 2",
+           conc / seq >= 2)  # fmt: skip
+    record("serve: replies the same alone and batched", float(same), "bool", "yes", same)
+    return same
+
+
 def default_run(port: int, chat: bytes) -> bool:
     ok = True
     health = burst(port, [get(port, "/health")] * 200, 200)
@@ -204,6 +295,7 @@ def default_run(port: int, chat: bytes) -> bool:
     chats = burst(port, [post(port, "/v1/chat/completions", chat)] * 16, 16)
     ok &= report("burst of 16 chats, default settings", chats, lambda s: s == 200)
     print(f"  burst: {sum(s == 200 for s, _, _ in chats)} of 16 served")
+    ok &= concurrency(port)
     bad = burst(port, [malformed(port, i) for i in range(1000)], 50)
     ok &= report("1,000 malformed requests, 50 at a time", bad, lambda s: 400 <= s < 500)
     normal, counts = slowloris(port, chat)
@@ -243,7 +335,11 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "model.bin"
         model_save(model, path)
-        for extra, run in (((), default_run), (("--queue", "2"), small_queue_run)):
+        runs: tuple[tuple[tuple[str, ...], Callable[[int, bytes], bool]], ...]
+        runs = (((), default_run), (("--queue", "2"), small_queue_run))
+        if "--ratio" in sys.argv[1:]:  # the concurrency ratio only
+            runs = (((), lambda port, chat: concurrency(port)),)
+        for extra, run in runs:
             proc, port = start_server(path, *extra)
             try:
                 ok &= run(port, chat)
@@ -254,6 +350,7 @@ def main() -> int:
             print(f"  server exit status after SIGTERM: {proc.returncode}")
             ok &= proc.returncode == 0
     print("all as expected" if ok else "SOMETHING WAS NOT AS EXPECTED")
+    record("serve: every answer as expected, server alive", float(ok), "bool", "yes", ok)
     return 0 if ok else 1
 
 

@@ -4,20 +4,22 @@
     x      = block_l(x)  for l = 0 … L−1         (`run_blocks`)                     # (B, T, H)
     logits = final_ln(x) @ lm_head                                                  # (B, T, V)
 
-Three forwards share that one embedding, one loop over the blocks and one head, and
-differ only in their block step: `gpt_logits` keeps nothing (inference over a batch),
-`gpt_logits_kv` writes and reads a `KVCache` (inference over one sequence, from any
-position), `gpt_forward` keeps every block's activations for `gpt_backward` (training).
-`GPTModel` (`framework.model`) holds the weights and calls these; `GPTWeights` is the
-same weights as plain arrays.
+Three forwards: `gpt_forward` keeps every block's activations for `gpt_backward`
+(training), `gpt_logits` keeps nothing (inference over a batch), and both run the one
+batch forward of `framework.backward` over reused buffers, so their logits agree bit for
+bit; `gpt_logits_kv` writes and reads a `KVCache` (inference over one sequence, from any
+position; its prefill from position 0 is `gpt_logits`'s forward too, then one block step
+per layer through `run_blocks`). `GPTModel` (`framework.model`) holds the weights and
+calls these; `GPTWeights` is the same weights as plain arrays.
 
 `gpt_backward` takes d(loss)/d(logits) — whatever loss the caller uses; for the mean
 cross-entropy over B·T positions that is (softmax − one_hot) / (B·T) — and returns the
-gradient of every parameter, keyed by the names of `GPTModel.parameters()`. It runs the
-forward's lines upwards, each layer's backward sitting beside its forward in that layer's
-module (as in micrograd). The embedding's backward is a scatter-add: a token id used
-several times collects the sum of its rows, and the position table's row t collects the
-gradients of position t over the batch.
+gradient of every parameter, keyed by the names of `GPTModel.parameters()`, all views of
+one flat array. It runs the forward's lines upwards (`framework.backward`, every layer's
+backward beside its forward; the layers' own modules hold the plain reference versions
+the labs read). The embedding's backward is a scatter-add: a token id used several times
+collects the sum of its rows, and the position table's row t collects the gradients of
+position t over the batch.
 
 Unlike the C course's training pass, this one runs the real attention in the forward, back-
 propagates through softmax and the causal mask, keeps both residual paths, takes GELU's
@@ -48,18 +50,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from framework.attention import causal_mask_array
+from framework.backward import Workspace, train_backward, train_forward
 from framework.config import ModelConfig
 from framework.kv_cache import KVCache
-from framework.layernorm import LN_EPS, LayerNormActivations, layernorm_backward, layernorm_forward
+from framework.layernorm import LN_EPS, layernorm_forward
 from framework.module import array_of
 from framework.transformer import (
-    BlockActivations,
     BlockWeights,
     TransformerBlock,
-    block_backward,
-    block_forward,
-    block_output,
     block_output_kv,
     run_blocks,
 )
@@ -153,16 +151,11 @@ class GPTActivations:
     """What `gpt_backward` needs from one `gpt_forward`.
 
     Attributes:
-        ids: the token ids, [B, T].
-        blocks: one `BlockActivations` per layer, bottom first.
-        final_ln: the final LayerNorm's activations.
-        final_out: final_ln's output, the input of lm_head, [B, T, H].
+        workspace: the buffers of the step, every activation of every layer
+            (`framework.backward.Workspace`); kept alive by this object.
     """
 
-    ids: NDArray[np.int64]
-    blocks: list[BlockActivations]
-    final_ln: LayerNormActivations
-    final_out: Array
+    workspace: Workspace
 
 
 def _embed(w: GPTWeights, ids: NDArray[np.integer[Any]], start_pos: int = 0) -> Array:
@@ -179,11 +172,13 @@ def _head(w: GPTWeights, x: Array) -> Array:
 
 
 def gpt_logits(w: GPTWeights, ids: NDArray[np.integer[Any]], start_pos: int = 0) -> Array:
-    """Logits [B, T, V] for validated ids [B, T] at positions start_pos…, keeping nothing."""
-    x = _embed(w, ids, start_pos)  # (B, T, H)
-    mask = causal_mask_array(ids.shape[-1], ids.shape[-1], x.dtype)  # (T, T)
-    x = run_blocks(w.blocks, x, lambda _, bw, x: block_output(x, bw, mask))  # (B, T, H)
-    return _head(w, x)  # (B, T, V)
+    """Logits [B, T, V] for validated ids [B, T] at positions start_pos…, keeping nothing.
+
+    The training forward's own code (`framework.backward`) over one reused layer of
+    buffers, so its logits are the training forward's, bit for bit.
+    """
+    ws = Workspace.acquire(w, ids.shape[0], ids.shape[1], keep=False)
+    return train_forward(w, ids, ws, start_pos).copy()  # (B, T, V)
 
 
 def gpt_logits_kv(
@@ -193,9 +188,16 @@ def gpt_logits_kv(
 
     Writes the S positions' keys and values into every layer of `cache` (the caller has
     checked its size and room), attends over rows 0…start_pos+S−1, and sets every layer's
-    length to start_pos + S.
+    length to start_pos + S. From position 0 (a prefill) the logits are `gpt_logits`'s,
+    bit for bit.
     """
     keys, values = array_of(cache.k), array_of(cache.v)  # (L, max_seq_len, H)
+    if start_pos == 0:  # a prefill: the batch forward's code, writing K/V on the way
+        s = ids.shape[-1]
+        ws = Workspace.acquire(w, 1, s, keep=False)
+        logits: Array = train_forward(w, ids[None], ws, kv=(keys[:, :s], values[:, :s]))[0].copy()
+        cache.lengths[:] = [s] * len(w.blocks)
+        return logits  # (S, V)
 
     def block(layer: int, bw: BlockWeights, x: Array) -> Array:
         return block_output_kv(x, bw, keys[layer], values[layer], start_pos)  # (S, H)
@@ -206,45 +208,20 @@ def gpt_logits_kv(
 
 
 def gpt_forward(w: GPTWeights, ids: NDArray[np.integer[Any]]) -> tuple[Array, GPTActivations]:
-    """Logits for a batch of already-validated ids [B, T]; returns (logits [B, T, V], acts)."""
-    t = ids.shape[1]
-    x = _embed(w, ids)  # (B, T, H)
-    mask = causal_mask_array(t, t, x.dtype)  # (T, T)
-    block_acts: list[BlockActivations] = []
+    """Logits for a batch of already-validated ids [B, T]; returns (logits [B, T, V], acts).
 
-    def block(_: int, bw: BlockWeights, x: Array) -> Array:
-        out, act = block_forward(x, bw, mask)  # (B, T, H)
-        block_acts.append(act)
-        return out
-
-    x = run_blocks(w.blocks, x, block)  # (B, T, H)
-    out, ln_act = layernorm_forward(x, w.final_gamma, w.final_beta, w.eps)  # (B, T, H)
-    logits = out @ w.lm_head  # (B, T, V)
-    return logits, GPTActivations(ids.astype(np.int64), block_acts, ln_act, out)
+    The training forward of `framework.backward`: the logits and every activation live in
+    a reused workspace, valid while the caller keeps either the logits or `acts`.
+    """
+    ws = Workspace.acquire(w, ids.shape[0], ids.shape[1])
+    return train_forward(w, ids, ws), GPTActivations(ws)
 
 
 def gpt_backward(dlogits: Array, act: GPTActivations, w: GPTWeights) -> dict[str, Array]:
     """Gradient of every parameter for d(loss)/d(logits) = `dlogits` [B, T, V].
 
     Returns:
-        name -> gradient array (same shape as the parameter), in `parameters()` order.
+        name -> gradient array (same shape as the parameter), in `parameters()` order,
+        views into one new flat array (what `clip_grad_norm` and `AdamW` run fastest on).
     """
-    b, t, v = dlogits.shape
-    h = w.lm_head.shape[0]
-    d_lm_head = act.final_out.reshape(-1, h).T @ dlogits.reshape(-1, v)  # (H, V)
-    dx = dlogits @ w.lm_head.T  # (B, T, H)
-    dx, d_final_gamma, d_final_beta = layernorm_backward(dx, act.final_ln, w.final_gamma)
-    block_grads: list[dict[str, Array]] = []
-    for bw, bact in zip(reversed(w.blocks), reversed(act.blocks), strict=True):  # top first
-        dx, g = block_backward(dx, bact, bw)  # (B, T, H)
-        block_grads.append(g)
-    d_token = np.zeros_like(w.token_embedding)  # (V, H)
-    np.add.at(d_token, act.ids.reshape(-1), dx.reshape(b * t, h))  # repeated ids add up
-    d_position = np.zeros_like(w.position_embedding)  # (max_seq_len, H)
-    d_position[:t] = dx.sum(axis=0)  # (T, H): position t collects every sequence's row t
-    grads = {"embedding.token_embedding": d_token, "embedding.position_embedding": d_position}
-    for layer, g in enumerate(reversed(block_grads)):
-        grads.update({f"blocks.{layer}.{name}": arr for name, arr in g.items()})
-    grads.update({"final_ln.gamma": d_final_gamma, "final_ln.beta": d_final_beta})
-    grads["lm_head"] = d_lm_head
-    return grads
+    return train_backward(dlogits, act.workspace, w)

@@ -4,8 +4,8 @@ One step, for a model with `forward_batch` and `backward` (`GPTModel`)::
 
     x, y = loader.next_batch()                      # (B, T), (B, T)
     logits = model.forward_batch(x)                 # (B, T, V), keeps a cache
-    loss, dlogits = cross_entropy_with_grad(logits, y)
-    grads = model.backward(dlogits)                 # one gradient per parameter name
+    loss = cross_entropy_grad_inplace(logits, y)    # logits become d(loss)/d(logits)
+    grads = model.backward(logits)                  # one gradient per parameter name
     clip_grad_norm(grads, grad_clip)                # all parameters in one norm
     optimizer.step(grads, lr=warmup_cosine_lr(step, ...))
 
@@ -38,6 +38,7 @@ from typing import Protocol
 
 import numpy as np
 
+from framework.backward import cross_entropy_grad_inplace
 from framework.dataloader import WindowLoader, eval_windows
 from framework.loss import cross_entropy_with_grad
 from framework.optimizer import AdamW, clip_grad_norm
@@ -162,6 +163,16 @@ def evaluate_loss(
     return total / count
 
 
+def _loss_and_gradients(
+    model: Trainable, x: np.ndarray, y: np.ndarray
+) -> tuple[float, dict[str, np.ndarray]]:
+    """Forward, loss, backward of one batch; the logits are gone when it returns (so the
+    next step's forward can reuse their buffers)."""
+    logits = model.forward_batch(x)  # (B, T, V)
+    loss = cross_entropy_grad_inplace(logits, y)  # logits now hold d(loss)/d(logits)
+    return loss, model.backward(logits)
+
+
 def state_path(path: str | os.PathLike[str]) -> Path:
     """Where the resume state of checkpoint `path` lives: ``<path>.state.npz``."""
     p = Path(path)
@@ -270,8 +281,7 @@ def train(
         tick = time.perf_counter()
         step += 1
         x, y = loader.next_batch()  # (B, T), (B, T)
-        loss, dlogits = cross_entropy_with_grad(model.forward_batch(x), y)  # (B, T, V)
-        grads = model.backward(dlogits)
+        loss, grads = _loss_and_gradients(model, x, y)
         norm = clip_grad_norm(grads, config.grad_clip)
         if not (math.isfinite(loss) and math.isfinite(norm)):
             raise FloatingPointError(

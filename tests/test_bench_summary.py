@@ -1,0 +1,59 @@
+"""bench/figures.py and bench/summary.py: recorded figures come back as one table with
+their goals and met / NOT met (the code, not any timing)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+
+import figures
+import summary
+
+
+@pytest.fixture
+def jsonl(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "figures.jsonl"
+    monkeypatch.setenv("BENCH_FIGURES", str(path))
+    return path
+
+
+def test_recorded_figures_render_with_goal_and_verdict(jsonl: Path) -> None:
+    figures.record("train step 8x64 vs torch", 1.31, "x", ">= 1.25", True)
+    figures.record("BPE train time / HF", 2.8, "x", "<= 1.0", False)
+    figures.record("codec decode, seeds", 3.2, "µs per generator")  # no goal
+    figures.record("serve: replies the same", 1.0, "bool", "yes", True)
+    table = summary.render(figures.load())
+    lines = table.splitlines()
+    row = {name: next(x for x in lines if name in x) for name in
+           ("train step", "BPE train", "codec decode", "replies the same")}  # fmt: skip
+    assert "1.31 x" in row["train step"] and ">= 1.25" in row["train step"]
+    assert row["train step"].endswith("met") and "NOT" not in row["train step"]
+    assert row["BPE train"].endswith("NOT met") and "<= 1.0" in row["BPE train"]
+    assert row["codec decode"].endswith("-")  # for information: no verdict
+    assert "yes" in row["replies the same"]
+    assert "2 of 3 goals met" in table
+    assert "NOT met: BPE train time / HF" in table
+    # one column each: every row's value starts where the header's "value" does
+    col = lines[0].index("value")
+    assert all(x[col - 2 : col] == "  " for x in lines[2:] if x.startswith("  "))
+
+
+def test_a_figure_measured_again_replaces_the_first(jsonl: Path) -> None:
+    figures.record("verify lab04, wall", 0.7, "s", "<= 0.5 s", False)
+    figures.record("verify lab04, wall", 0.3, "s", "<= 0.5 s", True)
+    got = figures.load()
+    assert [(f.value, f.met) for f in got] == [(0.3, True)]
+    assert "1 of 1 goals met" in summary.render(got)
+
+
+def test_clear_and_nothing_recorded(jsonl: Path) -> None:
+    figures.record("x", 1.0, "s")
+    jsonl.write_text(jsonl.read_text() + "not json\n")  # a torn line is skipped
+    assert len(figures.load()) == 1
+    figures.clear()
+    assert figures.load() == [] and not jsonl.exists()
+    assert "no figures recorded" in summary.render([])
