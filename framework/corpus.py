@@ -1,26 +1,40 @@
 """A corpus the course makes itself: short chat dialogues in Chinese and English.
 
-`build_corpus(seed)` writes, deterministically, three kinds of single-turn dialogue in the
+`build_corpus(seed)` writes, deterministically, five kinds of dialogue (`KINDS`) in the
 chat format of lab09 (`<|system|>`, `<|user|>`, `<|assistant|>`, `<|end|>`):
 
-- greetings ("hi", "你好吗？") with one canonical reply per meaning and language;
-- small-number addition and subtraction, asked the many ways a person types them
-  ("3+4=?", "what is three plus four", "3 加 4 等于几", "三加四是多少"), always answered in
-  one canonical form, ``3 + 4 = 7``: short, the same in both languages, and it restates
-  the operands in digits first, so that reading the question and doing the sum are two
-  separate, learnable steps;
-- facts about the pieces of a GPT ("what is attention?", "什么是层归一化？").
+- greetings and thanks ("hi", "你好吗？", "yo, what's up", "thank u so much!!") with one
+  canonical reply per meaning and language;
+- addition and subtraction of 0..99, asked the many ways a person types them
+  ("45+38=?", "what is forty-five plus thirty-eight", "45 加 38 等于几", "四十五加三十八是
+  多少"), always answered in one canonical form, ``45 + 38 = 83``: short, the same in both
+  languages, and it restates the operands in digits first, so that reading the question
+  and doing the sum are two separate, learnable steps (the tokenizer keeps one digit per
+  token, `framework.shipped_train`). A share of them is drawn from the small sums (both
+  operands up to 20), so these stay as sure as they were when they were all there was;
+- facts about the pieces of a GPT ("what is attention?", "什么是层归一化？");
+- out-of-scope prompts (weather, names, capitals, cooking, jokes, dates, code, emoji,
+  products, numbers past 99, mixed Chinese and English), all answered with the one honest
+  sentence of their language (`framework.scope.HONEST`): "我只会做 0–99 的加减法、打招呼和
+  回答本课程的问题。";
+- two-turn conversations: the user gives a name ("我叫小明"), the model greets, and then
+  the user asks the name back (the honest reply: the model does not remember names) or
+  asks a sum.
 
 A dialogue's text is `framework.chat.format_training_example`: each message as
 ``"<|role|>\\n" + content + "\\n<|end|>\\n"``, so a model trained on it meets the layout
 `Conversation` prompts it with (`format_chat_prompt`), and learns to close its reply with
-``<|end|>``. Two sets of arithmetic questions are held out and checked by exact match:
-`Corpus.heldout` asks known sums with phrasings never used for them in training (what a
-user of the chat does), `Corpus.unseen` asks sums that no training dialogue contains (a
-harder test: the model must have learned to add, not only looked sums up).
+``<|end|>``. Three sets of arithmetic questions are held out and checked by exact match:
+`Corpus.heldout` asks known small sums with phrasings never used for them in training
+(what a user of the chat does); `Corpus.unseen` asks sums of two two-digit operands that
+no training dialogue contains, and `Corpus.unseen_small` such sums of small operands (a
+harder test: the model must have learned to add, not only looked sums up). The held-out
+chat prompts (course questions, greetings, out-of-scope prompts) are
+`framework.evaluate.chat_sets`.
 
-Deliberately not here: downloads, multi-turn memory, numbers beyond `max_operand`,
-negative results. Number words live in `framework.phrasebook`.
+Deliberately not here: downloads, remembering what the user said, numbers beyond
+`max_operand` (at most 99), negative results. Number words and canned replies live in
+`framework.phrasebook`, out-of-scope prompts and the honest reply in `framework.scope`.
 
 Example:
     >>> c = build_corpus(seed=0, num_dialogues=20)
@@ -40,10 +54,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from framework import phrasebook as pb
+from framework import scope
 from framework.chat import format_training_example
 from framework.tokenizer import Tokenizer
 
 __all__ = [
+    "KINDS",
     "Corpus",
     "Dialogue",
     "Question",
@@ -60,7 +76,7 @@ class Dialogue:
     """One dialogue: its messages (the last is the assistant's reply) and its kind."""
 
     messages: tuple[Message, ...]
-    kind: str  # "greeting" | "arithmetic" | "fact"
+    kind: str  # one of KINDS: "arithmetic" | "greeting" | "fact" | "offscope" | "conversation"
 
     @cached_property
     def text(self) -> str:
@@ -89,14 +105,17 @@ class Corpus:
         heldout: questions about known sums, each asked with a phrasing template that is
             never used for that sum in train or val (the model has seen the sum asked
             other ways, and the template used for other sums).
-        unseen: questions about sums that occur nowhere in train or val.
-        heldout_sums: the sums of `unseen`.
+        unseen: questions about sums that occur nowhere in train or val, both operands
+            two-digit (10..99), one language each.
+        unseen_small: every unseen sum of small operands, asked in each language.
+        heldout_sums: every sum kept out of train and val (`unseen` asks some of them).
     """
 
     train: list[Dialogue]
     val: list[Dialogue]
     heldout: list[Question]
     unseen: list[Question]
+    unseen_small: list[Question]
     heldout_sums: frozenset[tuple[int, str, int]]
 
 
@@ -159,7 +178,30 @@ def _canned(rng: np.random.Generator, kind: str) -> Dialogue:
     lang = "zh" if rng.random() < 0.5 else "en"
     asks, reply = table[int(rng.integers(len(table)))][lang]
     ask = pb.vary(rng, asks[int(rng.integers(len(asks)))], lang)
+    if kind == "greeting" and rng.random() < 0.15:  # how people type a greeting or thanks
+        ask = ask.rstrip("?？!！。") + ("!!", "！！", " :)", "~", "!!!")[int(rng.integers(5))]
     return Dialogue((("user", ask), ("assistant", reply)), kind)
+
+
+def _offscope(rng: np.random.Generator) -> Dialogue:
+    ask = scope.offscope_prompt(rng, "zh" if rng.random() < 0.5 else "en")
+    lang = "zh" if scope.is_chinese(ask) else "en"
+    return Dialogue((("user", pb.vary(rng, ask, lang)), ("assistant", scope.honest_reply(ask))),
+                    "offscope")  # fmt: skip
+
+
+def _named(
+    rng: np.random.Generator, sums: list[tuple[int, str, int]], banned: set[Asked]
+) -> Dialogue:
+    """Two turns: the user gives a name, then asks it back (honest reply) or asks a sum."""
+    lang = "zh" if rng.random() < 0.5 else "en"
+    hello = pb.GREETINGS[0][lang][1]
+    then: tuple[Message, ...] = (("user", pb.vary(rng, scope.name_question(rng, lang), lang)),
+            ("assistant", scope.HONEST[lang]))  # fmt: skip
+    if rng.random() < 0.3:
+        then = _arithmetic(rng, sums, banned).messages
+    intro = ("user", pb.vary(rng, scope.introduction(rng, lang), lang))
+    return Dialogue((intro, ("assistant", hello), *then), "conversation")
 
 
 def _with_system(rng: np.random.Generator, d: Dialogue, p_system: float) -> Dialogue:
@@ -170,14 +212,40 @@ def _with_system(rng: np.random.Generator, d: Dialogue, p_system: float) -> Dial
     return Dialogue((("system", system), *d.messages), d.kind)
 
 
+KINDS = ("arithmetic", "greeting", "fact", "offscope", "conversation")
+
+
+def _check(num_dialogues: int, max_operand: int, small_operand: int, fractions: dict[str, float],
+           mix: tuple[float, ...]) -> None:  # fmt: skip
+    for name, f in fractions.items():
+        if not 0.0 <= f < 1.0:
+            raise ValueError(f"{name} must be in [0, 1), got {f!r}")
+    if num_dialogues < 1 or not 1 <= small_operand <= max_operand <= 99:
+        raise ValueError(
+            "need num_dialogues >= 1 and 1 <= small_operand <= max_operand <= 99, got "
+            f"{num_dialogues}, {small_operand}, {max_operand}"
+        )
+    if len(mix) != len(KINDS) or min(mix) < 0 or sum(mix) <= 0:
+        raise ValueError(f"mix must be {len(KINDS)} non-negative shares {KINDS}, got {mix!r}")
+
+
+def _ask_each(rng: np.random.Generator, sums: Sequence[tuple[int, str, int]],
+              langs: Sequence[str]) -> list[Question]:  # fmt: skip
+    return [_question(rng, a, op, b, lang, pb.sum_template(rng, op, lang))
+            for a, op, b in sums for lang in langs]  # fmt: skip
+
+
 def build_corpus(
     seed: int = 0,
-    num_dialogues: int = 40_000,
+    num_dialogues: int = 100_000,
     val_fraction: float = 0.05,
-    max_operand: int = 20,
+    max_operand: int = 99,
+    small_operand: int = 20,
+    p_small: float = 0.3,
     heldout_questions: int = 200,
     unseen_fraction: float = 0.05,
-    mix: tuple[float, float, float] = (0.8, 0.1, 0.1),
+    unseen_questions: int = 200,
+    mix: tuple[float, ...] = (0.66, 0.07, 0.08, 0.15, 0.04),
     p_system: float = 0.1,
 ) -> Corpus:
     """Generate the corpus: the same seed and arguments always give the same corpus.
@@ -187,57 +255,62 @@ def build_corpus(
         num_dialogues: dialogues to draw for train + val (duplicates kept: they are
             the frequencies of a language).
         val_fraction: share of distinct dialogue texts that go to validation only.
-        max_operand: operands are 0..max_operand; subtraction never goes below 0.
-        heldout_questions: size of `Corpus.heldout` (known sums, unused phrasings).
-        unseen_fraction: share of the (a, op, b) sums kept out of train and val
-            entirely; `Corpus.unseen` asks each of them once in each language.
-        mix: shares of arithmetic, greeting and fact dialogues.
+        max_operand: operands are 0..max_operand (at most 99); no result below 0.
+        small_operand: sums of operands up to this are the small ones: `heldout` asks
+            them, and a `p_small` share of the arithmetic dialogues is drawn from them.
+        p_small: see `small_operand` (else a sum is drawn from all of them).
+        heldout_questions: size of `Corpus.heldout` (known small sums, unused phrasings).
+        unseen_fraction: share of the (a, op, b) sums kept out of train and val entirely.
+        unseen_questions: size of `Corpus.unseen` (unseen sums of two two-digit operands).
+        mix: shares of the `KINDS` of dialogue: arithmetic, greeting, fact, out-of-scope
+            (the honest reply) and the two-turn conversation that gives a name.
         p_system: probability that a dialogue opens with a system message.
 
     Returns:
         A `Corpus`.
 
     Raises:
-        ValueError: for a fraction outside [0, 1), a bad mix or a negative size.
+        ValueError: for a fraction outside [0, 1), a bad mix, size or operand range.
     """
-    for name, f in (("val_fraction", val_fraction), ("unseen_fraction", unseen_fraction)):
-        if not 0.0 <= f < 1.0:
-            raise ValueError(f"{name} must be in [0, 1), got {f!r}")
-    if num_dialogues < 1 or max_operand < 1 or heldout_questions < 0:
-        raise ValueError("need num_dialogues >= 1, max_operand >= 1, heldout_questions >= 0")
-    if len(mix) != 3 or min(mix) < 0 or sum(mix) <= 0:
-        raise ValueError(f"mix must be three non-negative shares, got {mix!r}")
+    fractions = {"val_fraction": val_fraction, "unseen_fraction": unseen_fraction,
+                 "p_small": p_small}  # fmt: skip
+    _check(num_dialogues, max_operand, small_operand, fractions, mix)
+    if heldout_questions < 0 or unseen_questions < 0:
+        raise ValueError(f"question counts must be >= 0, got {heldout_questions}, "
+                         f"{unseen_questions}")  # fmt: skip
     rng = np.random.default_rng(seed)
     sums = _all_sums(max_operand)
     order = rng.permutation(len(sums))
-    n_unseen = round(unseen_fraction * len(sums))
-    unseen = [sums[i] for i in sorted(order[:n_unseen])]
-    known = [sums[i] for i in sorted(order[n_unseen:])]
-    held = _held_out(rng, known, heldout_questions)
+    unseen = {sums[i] for i in order[: round(unseen_fraction * len(sums))]}
+    known = [s for s in sums if s not in unseen]
+    small = [s for s in known if max(s[0], s[2]) <= small_operand]
+    held = _held_out(rng, small, heldout_questions)
     banned = {(a, op, b, t) for a, op, b, _, t in held}
     shares = np.asarray(mix, dtype=np.float64) / float(sum(mix))
-    kinds = rng.choice(3, size=num_dialogues, p=shares)  # (N,)
-    dialogues = [
-        _with_system(
-            rng,
-            _arithmetic(rng, known, banned)
-            if k == 0
-            else _canned(rng, ("", "greeting", "fact")[k]),
-            p_system,
-        )
-        for k in kinds
-    ]
+    kinds = rng.choice(len(KINDS), size=num_dialogues, p=shares)  # (N,)
+
+    def draw(k: int) -> Dialogue:
+        if k == 0:
+            return _arithmetic(rng, small if rng.random() < p_small else known, banned)
+        if k in (1, 2):
+            return _canned(rng, KINDS[k])
+        return _offscope(rng) if k == 3 else _named(rng, known, banned)
+
+    dialogues = [_with_system(rng, draw(int(k)), p_system) for k in kinds]
     texts = sorted({d.text for d in dialogues})
     val_texts = {texts[i] for i in rng.permutation(len(texts))[: int(val_fraction * len(texts))]}
+    two_digit = sorted(s for s in unseen if min(s[0], s[2]) >= 10)
+    picked = sorted(rng.permutation(len(two_digit))[:unseen_questions])
     return Corpus(
         train=[d for d in dialogues if d.text not in val_texts],
         val=[d for d in dialogues if d.text in val_texts],
         heldout=[_question(rng, a, op, b, lang, t) for a, op, b, lang, t in held],
         unseen=[
-            _question(rng, a, op, b, lang, pb.sum_template(rng, op, lang))
-            for a, op, b in unseen
-            for lang in ("en", "zh")
+            _ask_each(rng, [two_digit[i]], [("en", "zh")[j % 2]])[0] for j, i in enumerate(picked)
         ],
+        unseen_small=_ask_each(
+            rng, sorted(s for s in unseen if max(s[0], s[2]) <= small_operand), ("en", "zh")
+        ),
         heldout_sums=frozenset(unseen),
     )
 

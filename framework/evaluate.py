@@ -19,18 +19,34 @@ Example:
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from framework import phrasebook as pb
+from framework import scope
 from framework.chat import END_TAG, extract_response, format_chat_prompt
-from framework.corpus import Question
+from framework.corpus import Corpus, Question
 from framework.tokenizer import Tokenizer
 from framework.train import Trainable
 
-__all__ = ["ExactMatch", "exact_match", "greedy_replies", "prompt_text"]
+__all__ = [
+    "SCORECARD",
+    "Ask",
+    "ExactMatch",
+    "broken_replies",
+    "chat_sets",
+    "exact_match",
+    "greedy_chat",
+    "greedy_replies",
+    "honest_match",
+    "multi_turn",
+    "prompt_text",
+    "scorecard",
+]
 
 
 def prompt_text(question: str, system: str | None = None) -> str:
@@ -68,7 +84,19 @@ def greedy_replies(
     Returns:
         One reply per question, in order.
     """
-    prompts = [[tok.bos_id, *tok.encode(prompt_text(q))] for q in questions]
+    return greedy_chat(model, tok, [[("user", q)] for q in questions], max_new_tokens,
+                       max_seq_len)  # fmt: skip
+
+
+def greedy_chat(
+    model: Trainable,
+    tok: Tokenizer,
+    histories: Sequence[Sequence[tuple[str, str]]],
+    max_new_tokens: int = 24,
+    max_seq_len: int = 128,
+) -> list[str]:
+    """`greedy_replies` for whole conversations: the reply to each history of messages."""
+    prompts = [[tok.bos_id, *tok.encode(format_chat_prompt(h))] for h in histories]
     groups: dict[int, list[int]] = defaultdict(list)
     for i, p in enumerate(prompts):
         groups[len(p)].append(i)
@@ -97,12 +125,14 @@ class ExactMatch:
         correct, total: counts.
         by_lang: (correct, total) per language.
         failures: (question, expected, got) for every miss.
+        replies: every reply, in the questions' order.
     """
 
     correct: int
     total: int
     by_lang: dict[str, tuple[int, int]] = field(default_factory=dict)
     failures: list[tuple[str, str, str]] = field(default_factory=list)
+    replies: list[str] = field(default_factory=list)
 
     @property
     def accuracy(self) -> float:
@@ -111,7 +141,11 @@ class ExactMatch:
 
 
 def exact_match(
-    model: Trainable, tok: Tokenizer, questions: Sequence[Question], max_seq_len: int = 128
+    model: Trainable,
+    tok: Tokenizer,
+    questions: Sequence[Question | Ask],
+    max_seq_len: int = 128,
+    max_new_tokens: int = 24,
 ) -> ExactMatch:
     """Ask every question, count the replies equal to the answer.
 
@@ -128,16 +162,105 @@ def exact_match(
         >>> exact_match(Parrot(), ByteTokenizer(), [q]).accuracy
         1.0
     """
-    got = greedy_replies(model, tok, [q.prompt for q in questions], max_seq_len=max_seq_len)
+    got = greedy_replies(model, tok, [q.prompt for q in questions], max_new_tokens, max_seq_len)
+    return _score(questions, got, [r == q.answer for q, r in zip(questions, got, strict=True)])
+
+
+@dataclass(frozen=True)
+class Ask:
+    """A held-out chat prompt and its one right reply (`Question` without the sum)."""
+
+    prompt: str
+    answer: str
+    lang: str  # "en" | "zh"
+
+
+def chat_sets() -> dict[str, list[Ask]]:
+    """The held-out chat prompts, by set: phrasings that no training dialogue uses.
+
+    ``"course"``: the course's facts asked with new templates; ``"greetings"``: greetings
+    and thanks; ``"offscope"``: out-of-scope prompts, whose answer is the honest reply.
+    """
+    return {
+        "course": [Ask(*x) for x in pb.heldout_facts()],
+        "greetings": [Ask(*x) for x in pb.heldout_greetings()],
+        "offscope": [Ask(p, scope.honest_reply(p), lang) for p, lang in scope.heldout_offscope()],
+    }
+
+
+def _score(asks: Sequence[Ask | Question], got: Sequence[str], ok: Sequence[bool]) -> ExactMatch:
     by_lang: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     failures = []
-    for q, reply in zip(questions, got, strict=True):
-        ok = reply == q.answer
-        by_lang[q.lang][0] += ok
+    for q, reply, good in zip(asks, got, ok, strict=True):
+        by_lang[q.lang][0] += good
         by_lang[q.lang][1] += 1
-        if not ok:
+        if not good:
             failures.append((q.prompt, q.answer, reply))
     correct = sum(c for c, _ in by_lang.values())
-    return ExactMatch(
-        correct, len(questions), {k: (c, n) for k, (c, n) in by_lang.items()}, failures
-    )
+    langs = {k: (c, n) for k, (c, n) in by_lang.items()}
+    return ExactMatch(correct, len(asks), langs, failures, list(got))
+
+
+def honest_match(
+    model: Trainable, tok: Tokenizer, asks: Sequence[Ask], max_seq_len: int = 128
+) -> ExactMatch:
+    """Share of out-of-scope prompts answered with an honest reply (in either language:
+    a prompt of emoji alone has none)."""
+    got = greedy_replies(model, tok, [a.prompt for a in asks], max_new_tokens=48,
+                         max_seq_len=max_seq_len)  # fmt: skip
+    honest = set(scope.HONEST.values())
+    return _score(asks, got, [r in honest for r in got])
+
+
+_SUM = re.compile(r"\d+ [+-] \d+ = ")
+
+
+def multi_turn(model: Trainable, tok: Tokenizer, max_seq_len: int = 128) -> ExactMatch:
+    """A name given ("我叫小华"), then asked back ("我叫什么名字？"), names never trained on.
+
+    The second reply is right if it names the name or is the honest reply, and never a
+    sum. The first turn is prompted with the model's own reply to the introduction.
+    """
+    rng = np.random.default_rng(11)
+    turns = [(lang, name, scope.introduction(rng, lang, name), scope.name_question(rng, lang))
+             for lang, names in scope.heldout_names().items() for name in names
+             for _ in range(3)]  # fmt: skip
+    firsts = greedy_replies(model, tok, [t[2] for t in turns], max_seq_len=max_seq_len)
+    histories = [[("user", intro), ("assistant", first), ("user", ask)]
+                 for (_, _, intro, ask), first in zip(turns, firsts, strict=True)]  # fmt: skip
+    got = greedy_chat(model, tok, histories, max_new_tokens=48, max_seq_len=max_seq_len)
+    asks = [Ask(f"{intro} / {ask}", scope.HONEST[lang], lang) for lang, _, intro, ask in turns]
+    ok = [(name in r or r in scope.HONEST.values()) and not _SUM.search(r)
+          for (_, name, _, _), r in zip(turns, got, strict=True)]  # fmt: skip
+    return _score(asks, got, ok)
+
+
+def broken_replies(scores: Sequence[ExactMatch]) -> tuple[int, int]:
+    """(replies holding U+FFFD, a broken UTF-8 sequence; all replies) over `scores`."""
+    replies = [r for s in scores for r in s.replies]
+    return sum("\ufffd" in r for r in replies), len(replies)
+
+
+SCORECARD = {
+    "heldout": "held-out questions (known small sums, new phrasings)",
+    "unseen": "unseen sums, two-digit operands (in no training dialogue)",
+    "unseen_small": "unseen sums, small operands (in no training dialogue)",
+    "course": "course questions (new phrasings)",
+    "greetings": "greetings and thanks (new phrasings)",
+    "offscope": "out of scope, honest reply (new phrasings)",
+    "multi_turn": "a name given, then asked: never a sum",
+}
+
+
+def scorecard(model: Trainable, tok: Tokenizer, corpus: Corpus) -> dict[str, ExactMatch]:
+    """Every held-out figure of the course's model, by the keys of `SCORECARD`."""
+    n, sets = int(model.config.max_seq_len), chat_sets()  # type: ignore[attr-defined]
+    return {
+        "heldout": exact_match(model, tok, corpus.heldout, n),
+        "unseen": exact_match(model, tok, corpus.unseen, n),
+        "unseen_small": exact_match(model, tok, corpus.unseen_small, n),
+        "course": exact_match(model, tok, sets["course"], n, max_new_tokens=48),
+        "greetings": exact_match(model, tok, sets["greetings"], n, max_new_tokens=48),
+        "offscope": honest_match(model, tok, sets["offscope"], n),
+        "multi_turn": multi_turn(model, tok, n),
+    }

@@ -22,6 +22,8 @@ __all__ = [
     "GREETINGS",
     "SYSTEM",
     "ask_sum",
+    "heldout_facts",
+    "heldout_greetings",
     "number_en",
     "number_zh",
     "sum_template",
@@ -171,23 +173,35 @@ _FACT_ZH = ("什么是{t}", "{t}是什么", "{t}有什么用", "解释一下{t}"
 Entry = dict[str, tuple[tuple[str, ...], str]]
 
 
+_FACT_NAMES: list[dict[str, tuple[str, ...]]] = []  # each fact's names, for heldout_facts
+
+
 def _fact(en: tuple[str, ...], en_reply: str, zh: tuple[str, ...], zh_reply: str) -> Entry:
+    _FACT_NAMES.append({"en": en, "zh": zh})
     return {"en": (_asks(_FACT_EN, en), en_reply), "zh": (_asks(_FACT_ZH, zh), zh_reply)}
 
 
 GREETINGS: list[Entry] = [
-    {"en": (("hi", "hello", "hey", "hello there", "good morning", "hi there"),
+    {"en": (("hi", "hello", "hey", "hello there", "good morning", "hi there", "yo",
+             "yo, what's up", "what's up", "sup", "hiya", "hey hey", "good evening"),
             "Hello! How can I help you?"),
-     "zh": (("你好", "您好", "嗨", "哈喽", "早上好", "你好呀"), "你好！有什么可以帮你？")},
-    {"en": (("how are you", "how are you doing", "how is it going"), "I am fine, thank you."),
-     "zh": (("你好吗", "最近怎么样", "你还好吗"), "我很好，谢谢。")},
-    {"en": (("who are you", "what are you", "what is your name"),
+     "zh": (("你好", "您好", "嗨", "哈喽", "早上好", "你好呀", "在吗", "晚上好", "嗨嗨",
+             "你好啊", "下午好"), "你好！有什么可以帮你？")},
+    {"en": (("how are you", "how are you doing", "how is it going", "how's it going",
+             "how are things"), "I am fine, thank you."),
+     "zh": (("你好吗", "最近怎么样", "你还好吗", "过得好吗", "你怎么样"), "我很好，谢谢。")},
+    {"en": (("who are you", "what are you", "what is your name", "what's your name"),
             "I am a tiny GPT from miniLLM lab."),
-     "zh": (("你是谁", "你叫什么名字", "介绍一下你自己"), "我是 miniLLM lab 的小型 GPT。")},
-    {"en": (("thanks", "thank you", "thank you very much"), "You are welcome."),
-     "zh": (("谢谢", "谢谢你", "多谢"), "不客气。")},
-    {"en": (("bye", "goodbye", "see you"), "Goodbye!"),
-     "zh": (("再见", "拜拜", "回头见"), "再见！")},
+     "zh": (("你是谁", "你叫什么名字", "介绍一下你自己", "你是什么"),
+            "我是 miniLLM lab 的小型 GPT。")},
+    {"en": (("thanks", "thank you", "thank you very much", "thank u", "thank u so much",
+             "thanks a lot", "thx", "ty", "many thanks", "thank you so much", "thanks so much"),
+            "You are welcome."),
+     "zh": (("谢谢", "谢谢你", "多谢", "谢啦", "感谢", "太感谢了", "非常感谢", "谢了",
+             "谢谢谢谢"), "不客气。")},
+    {"en": (("bye", "goodbye", "see you", "see ya", "bye bye", "good night", "later"),
+            "Goodbye!"),
+     "zh": (("再见", "拜拜", "回头见", "晚安", "下次见", "拜"), "再见！")},
 ]  # fmt: skip
 
 FACTS: list[Entry] = [
@@ -228,6 +242,39 @@ FACTS: list[Entry] = [
     _fact(("GPT", "a GPT"), "GPT is a Transformer that predicts the next token.",
           ("GPT",), "GPT 是一个预测下一个 token 的 Transformer。"),
 ]  # fmt: skip
+
+# Held out of training: phrasings the course-question and greeting figures ask with.
+_HELDOUT_FACT = {"en": ("what's {t}", "define {t}", "could you explain {t}"),
+                 "zh": ("{t}是干什么的", "说说{t}", "请解释一下{t}")}  # fmt: skip
+_HELDOUT_GREETINGS = {
+    "en": (("howdy", 0), ("heyyy", 0), ("thanks a million", 3), ("thx so much!!", 3),
+           ("bye for now", 4), ("how have you been", 1)),
+    "zh": (("嗨，你好", 0), ("您好呀", 0), ("谢谢啦！", 3), ("多谢多谢", 3), ("明天见", 4),
+           ("最近好吗", 1)),
+}  # fmt: skip
+
+
+def heldout_facts() -> list[tuple[str, str, str]]:
+    """(prompt, reply, lang) for every course fact asked with a template training never uses.
+
+    Example:
+        >>> ("define softmax", "Softmax turns scores into probabilities that sum to 1.",
+        ...  "en") in heldout_facts()
+        True
+    """
+    out = []
+    for entry, names in zip(FACTS, _FACT_NAMES, strict=True):
+        for lang in ("en", "zh"):
+            for t in _HELDOUT_FACT[lang]:
+                out += [(t.format(t=n), entry[lang][1], lang) for n in names[lang]]
+    return out
+
+
+def heldout_greetings() -> list[tuple[str, str, str]]:
+    """(prompt, reply, lang) for greetings and thanks phrased as no training dialogue is."""
+    return [(ask, GREETINGS[k][lang][1], lang)
+            for lang in ("en", "zh") for ask, k in _HELDOUT_GREETINGS[lang]]  # fmt: skip
+
 
 SYSTEM: dict[str, tuple[str, ...]] = {
     "en": ("You are a helpful assistant.", "Answer briefly."),

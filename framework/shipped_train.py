@@ -2,8 +2,9 @@
 
 ``make model`` runs `main`, which rebuilds `framework/data/` from nothing but the code:
 
-1. The corpus (`framework.corpus.build_corpus`, seed 0): greetings, small-number sums and
-   facts about a GPT, in Chinese and English.
+1. The corpus (`framework.corpus.build_corpus`, seed 0): greetings, sums and differences
+   of 0..99, facts about a GPT, out-of-scope prompts with the honest reply, and two-turn
+   conversations that give a name, in Chinese and English.
 2. A BPE vocabulary (`BPETokenizer.train`) learned from the messages' contents with every
    digit and newline as a boundary, so that no merge contains a digit or a newline: a
    number is always one token per digit (as in LLaMA's tokenizer), which makes the sums
@@ -20,8 +21,11 @@
    several dialogues, some of them joined as the turns of one conversation.
 5. The checkpoint (`framework.shipped.save_checkpoint`) and a report in its sidecar: the
    corpus's fingerprint (a test notices when the corpus changes and the model must be
-   rebuilt), validation loss, exact match on the held-out questions (known sums asked in
-   new ways, and sums never seen) in both layouts and in a conversation, sample replies.
+   rebuilt), validation loss, exact match on the held-out arithmetic (known small sums
+   asked in new ways, unseen two-digit and small sums) in both layouts and in a
+   conversation, and every figure `minillm eval` prints (`framework.evaluate.scorecard`:
+   course questions, greetings, the honest reply out of scope, a name given then asked,
+   replies holding U+FFFD), sample replies.
 
 Every random choice comes from a seed, so the same code gives the same files. Not here:
 the files' format and loading (`framework.shipped`).
@@ -52,6 +56,7 @@ from framework.chat import END_TAG, Conversation, format_prompt, format_training
 from framework.config import ModelConfig
 from framework.corpus import Corpus, Dialogue, Question, build_corpus
 from framework.dataloader import WindowLoader
+from framework.evaluate import ExactMatch, scorecard
 from framework.generate import GenerateConfig, generate
 from framework.model import GPTModel, init_weights
 from framework.optimizer import AdamW
@@ -92,8 +97,8 @@ class Recipe:
     p_join: float = 0.2  # share of dialogues that continue the previous one (no BOS)
     train: TrainConfig = field(
         default_factory=lambda: TrainConfig(
-            steps=4500, batch_size=16, seq_len=128, lr=5e-3, min_lr=3e-4, warmup=100,
-            weight_decay=0.1, eval_every=500, eval_batches=16,
+            steps=6000, batch_size=16, seq_len=128, lr=5e-3, min_lr=3e-4, warmup=100,
+            weight_decay=0.1, eval_every=1000, eval_batches=16,
         )
     )  # fmt: skip
 
@@ -178,7 +183,9 @@ def conversation(
 
 
 SAMPLES = ("你好", "1+2=?", "三加四等于几", "你是谁", "hello", "what is 5 plus 3", "7-2=?",
-           "what is attention?", "谢谢")  # fmt: skip
+           "what is attention?", "谢谢", "45 + 38 = ?", "九十减二十七等于几", "今天天气怎么样？",
+           "yo, what's up?", "thank u so much!!", "what is the capital of France?")  # fmt: skip
+NAMED = ("我叫小明", "我叫什么名字？")  # the multi-turn sample: a name given, then asked
 
 
 def exact_match(
@@ -201,19 +208,38 @@ def corpus_fingerprint(corpus: Corpus) -> str:
     return "sha256:" + digest.hexdigest()
 
 
+def _shares(score: ExactMatch) -> dict[str, float]:
+    shares = {"all": score.accuracy, **{k: c / n for k, (c, n) in score.by_lang.items()}}
+    return {k: round(v, 4) for k, v in sorted(shares.items(), key=lambda kv: kv[0] != "all")}
+
+
 def report(model: GPTModel, tok: BPETokenizer, corpus: Corpus) -> dict[str, Any]:
-    """Exact match on the held-out questions (known sums asked in new ways, and sums never
-    seen) in both layouts and in a conversation, and sample replies."""
+    """Every held-out figure: the arithmetic sets in both layouts and in a conversation,
+    and, in the closed layout `minillm eval` uses, course questions, greetings, the honest
+    reply out of scope and the multi-turn name check (`framework.evaluate.scorecard`);
+    replies holding U+FFFD; sample replies."""
+    card = scorecard(model, tok, corpus)
+    broken = sum("\ufffd" in r for s in card.values() for r in s.replies)
     return {
         "heldout_questions": len(corpus.heldout),
-        "heldout_exact_match_closed_layout": exact_match(model, tok, corpus.heldout, False),
+        "heldout_exact_match_closed_layout": _shares(card["heldout"]),
         "heldout_exact_match_lab13_layout": exact_match(model, tok, corpus.heldout, True),
         "unseen_questions": len(corpus.unseen),
-        "unseen_exact_match_closed_layout": exact_match(model, tok, corpus.unseen, False),
+        "unseen_exact_match_closed_layout": _shares(card["unseen"]),
         "unseen_exact_match_lab13_layout": exact_match(model, tok, corpus.unseen, True),
+        "unseen_small_questions": len(corpus.unseen_small),
+        "unseen_small_exact_match_closed_layout": _shares(card["unseen_small"]),
+        "unseen_small_exact_match_lab13_layout": exact_match(model, tok, corpus.unseen_small, True),
         "heldout_exact_match_in_conversation": in_conversation(model, tok, corpus.heldout),
+        **{f"{k}_questions": card[k].total for k in ("course", "greetings", "offscope")},
+        "course_exact_match": _shares(card["course"]),
+        "greetings_exact_match": _shares(card["greetings"]),
+        "offscope_honest": _shares(card["offscope"]),
+        "multi_turn_name": _shares(card["multi_turn"]),
+        "replies_with_fffd": broken,
         "samples": {q: chat_reply(model, tok, q, True) for q in SAMPLES},
         "conversation": list(zip(SAMPLES, conversation(model, tok, SAMPLES), strict=True)),
+        "named_conversation": list(zip(NAMED, conversation(model, tok, NAMED), strict=True)),
     }
 
 
@@ -270,9 +296,10 @@ def build(out_dir: Path, recipe: Recipe, log: Callable[[str], object] = print) -
         if p.step % 100 == 0 or p.val_loss is not None:
             val = "" if p.val_loss is None else f"  val {p.val_loss:.4f}"
             log(f"step {p.step:>5}/{p.steps}  loss {p.loss:.4f}{val}  {p.elapsed:6.0f} s")
-        if p.val_loss is not None and p.step < p.steps:
-            score = exact_match(model, tok, corpus.heldout, True)
-            log(f"  held-out sums, lab13 layout: {score}")
+        if p.val_loss is not None and p.step < p.steps:  # a glance: 40 questions of each set
+            small = exact_match(model, tok, corpus.heldout[:40], True)["all"]
+            two = exact_match(model, tok, corpus.unseen[:40], True)["all"]
+            log(f"  lab13 layout: small sums {small:.0%}, unseen two-digit sums {two:.0%}")
 
     result = train(model, loader, val_ids, cfg, opt, callbacks=[show], val_starts=val_starts)
     info: dict[str, Any] = {

@@ -8,14 +8,17 @@ from functools import cache
 import numpy as np
 import pytest
 
+from framework import scope
 from framework.chat import format_chat_prompt
 from framework.corpus import (
+    KINDS,
     Corpus,
     Dialogue,
     arithmetic_answer,
     build_corpus,
     encode_dialogues,
 )
+from framework.evaluate import chat_sets
 from framework.phrasebook import ask_sum, number_en, number_zh
 from framework.tokenizer import BOS_ID, ByteTokenizer
 
@@ -53,25 +56,32 @@ def test_text_is_the_chat_training_layout() -> None:
 
 def test_arithmetic_answers_are_canonical_and_right() -> None:
     kinds = {d.kind for d in corpus().train}
-    assert kinds == {"arithmetic", "greeting", "fact"}
+    assert kinds == set(KINDS)
+    two_digit = 0
     for d in corpus().train:
         if d.kind == "arithmetic":
             m = ANSWER.match(d.messages[-1][1])
             assert m, d.messages[-1][1]
             a, op, b, c = int(m[1]), m[2], int(m[3]), int(m[4])
-            assert c == (a + b if op == "+" else a - b) and 0 <= a <= 20 and 0 <= b <= 20
+            assert c == (a + b if op == "+" else a - b) and 0 <= a <= 99 and 0 <= b <= 99
             assert c >= 0
+            two_digit += min(a, b) >= 10
+    assert two_digit > 1000  # most sums have two two-digit operands
 
 
 def test_unseen_sums_never_occur_in_train_or_val() -> None:
     c = corpus()
-    assert len(c.heldout_sums) == round(0.05 * (21 * 21 + 21 * 22 // 2))
-    answers = {d.messages[-1][1] for d in c.train + c.val}
+    assert len(c.heldout_sums) == round(0.05 * (100 * 100 + 100 * 101 // 2))
+    answers = {m[1] for d in c.train + c.val for m in d.messages if m[0] == "assistant"}
     for a, op, b in c.heldout_sums:
         assert arithmetic_answer(a, op, b) not in answers
-    assert {(q.a, q.op, q.b) for q in c.unseen} == set(c.heldout_sums)
-    assert sorted(q.lang for q in c.unseen) == sorted(["en", "zh"] * 34)
-    for q in c.unseen + c.heldout:
+    assert len(c.unseen) == 200 and sorted(q.lang for q in c.unseen) == sorted(["en", "zh"] * 100)
+    assert all(min(q.a, q.b) >= 10 for q in c.unseen)  # two two-digit operands
+    small = {s for s in c.heldout_sums if max(s[0], s[2]) <= 20}
+    assert {(q.a, q.op, q.b) for q in c.unseen_small} == small
+    assert len(c.unseen_small) == 2 * len(small)  # each asked in both languages
+    for q in c.unseen + c.unseen_small + c.heldout:
+        assert (q.a, q.op, q.b) in c.heldout_sums or q in c.heldout
         assert q.answer == arithmetic_answer(q.a, q.op, q.b)
 
 
@@ -81,9 +91,9 @@ def test_heldout_questions_use_a_phrasing_never_used_for_their_sum() -> None:
     asked = {d.messages[-2][1] for d in c.train + c.val}
     answers = {d.messages[-1][1] for d in c.train + c.val}
     for q in c.heldout:
-        assert (q.a, q.op, q.b) not in c.heldout_sums
+        assert (q.a, q.op, q.b) not in c.heldout_sums and max(q.a, q.b) <= 20
         assert q.prompt not in asked
-    assert sum(q.answer in answers for q in c.heldout) > 150  # the sums are known
+    assert sum(q.answer in answers for q in c.heldout) > 120  # most sums are known, even here
 
 
 def test_train_and_val_texts_are_disjoint() -> None:
@@ -126,8 +136,44 @@ def test_encode_dialogues_starts_each_with_bos() -> None:
 
 @pytest.mark.parametrize(
     "kwargs", [{"val_fraction": 1.0}, {"unseen_fraction": -0.1}, {"num_dialogues": 0},
-               {"mix": (1.0, -1.0, 0.0)}]
+               {"mix": (1.0, -1.0, 0.0, 0.0, 0.0)}, {"mix": (1.0, 0.0, 0.0)},
+               {"max_operand": 100}, {"small_operand": 30, "max_operand": 20}]
 )  # fmt: skip
 def test_bad_arguments_raise(kwargs: dict[str, object]) -> None:
     with pytest.raises(ValueError):
         build_corpus(**kwargs)  # type: ignore[arg-type]
+
+
+def test_out_of_scope_prompts_get_the_one_honest_reply_of_their_language() -> None:
+    offscope = [d for d in corpus().train if d.kind == "offscope"]
+    assert len(offscope) > 400
+    for d in offscope:
+        ask, reply = d.messages[-2][1], d.messages[-1][1]
+        assert reply == scope.HONEST["zh" if scope.is_chinese(ask) else "en"], ask
+    asked = {d.messages[-2][1] for d in offscope}
+    for pattern in ("天气", "weather", "capital", "首都", "笑话", "joke", "python", "几号",
+                    "😀|😂|👍|🤔|🙏|🎉|😭|🔥|🐱", r"乘|times|\*", r"\d{3}"):  # fmt: skip
+        assert any(re.search(pattern, q) for q in asked), pattern
+    assert scope.HONEST["zh"] == "我只会做 0–99 的加减法、打招呼和回答本课程的问题。"
+
+
+def test_a_name_given_then_asked_gets_the_honest_reply() -> None:
+    talks = [d for d in corpus().train if d.kind == "conversation"]
+    assert len(talks) > 50
+    for d in talks:
+        roles = [r for r, _ in d.messages if r != "system"]
+        assert roles == ["user", "assistant", "user", "assistant"]
+        reply = d.messages[-1][1]
+        assert reply in scope.HONEST.values() or ANSWER.match(reply), reply
+    assert sum(d.messages[-1][1] in scope.HONEST.values() for d in talks) > len(talks) / 2
+
+
+def test_the_held_out_chat_prompts_are_never_asked_in_training() -> None:
+    c = build_corpus()  # the shipped corpus: every ask of every training dialogue
+    asked = {m[1].rstrip("?？!！。 ~:)").lower() for d in c.train + c.val for m in d.messages
+             if m[0] == "user"}  # fmt: skip
+    sets = chat_sets()
+    assert len(sets["offscope"]) >= 70 and len(sets["course"]) >= 100
+    for name, asks in sets.items():
+        for a in asks:
+            assert a.prompt.rstrip("?？!！。 ~:)").lower() not in asked, (name, a.prompt)

@@ -54,6 +54,21 @@ def test_resume_continues_the_step_count_and_the_log(trained: tuple[Path, str]) 
     assert code == 2 and "at step 10" in text
 
 
+def test_resume_without_out_writes_the_checkpoint_it_resumed(
+    trained: tuple[Path, str], tmp_path: Path
+) -> None:
+    d = tmp_path / "d.bin"
+    d.write_bytes(trained[0].read_bytes())
+    state_path(d).write_bytes(state_path(trained[0]).read_bytes())
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(tmp_path)
+        code, text = run("train", "--preset", "tiny", "--steps", "12", "--resume", str(d))
+        assert code == 0, text
+        assert not Path("minillm-tiny.bin").exists() and not Path("minillm-tiny.jsonl").exists()
+    assert model_load(d) is not None and f"wrote {d}" in text
+    assert [r["step"] for r in read_log(d.with_suffix(".jsonl"))][-1] == 12
+
+
 def test_plot_summarises_a_log(trained: tuple[Path, str]) -> None:
     log = trained[0].with_suffix(".jsonl")
     code, text = run("train", "--plot", str(log))
@@ -77,7 +92,10 @@ def test_eval_reports_loss_and_exact_match(trained: tuple[Path, str]) -> None:
     code, text = run("eval", str(trained[0]), "--show", "2")
     assert code == 0, text
     assert "val loss" in text and "held-out questions" in text and "unseen sums" in text
-    assert "en " in text and "zh " in text and text.count("✗") <= 4
+    for figure in ("two-digit operands", "small operands", "course questions", "greetings",
+                   "out of scope, honest reply", "then asked", "free of U+FFFD"):  # fmt: skip
+        assert figure in text, figure
+    assert "en " in text and "zh " in text and text.count("✗") <= 2 * 8  # --show 2, 8 lines
 
 
 def test_eval_refuses_a_file_that_is_not_a_model(tmp_path: Path) -> None:
@@ -96,6 +114,7 @@ def test_a_stopped_run_saves_a_checkpoint_and_says_how_to_resume(
     status = TrainingRun("tiny", cfg, out, None).execute(lambda: next(polls), tty=False)
     text = capsys.readouterr().out
     assert status == 130 and "Stopped (Ctrl-C) at step 3/300" in text and "--resume" in text
+    assert "held-out questions not answered" in text and "unseen sums" not in text
     assert model_load(out).config.num_layers == 2
     assert json.loads(out.with_suffix(".jsonl").read_text().splitlines()[-1])["step"] == 3
 
@@ -195,13 +214,24 @@ def test_eval_reads_a_bpe_checkpoint_with_its_vocabulary(
 
 
 def test_eval_of_the_shipped_model_agrees_with_its_sidecar() -> None:
+    """Without MODEL, eval scores the shipped model, and measures its validation loss as
+    the run that made it did: the sidecar's figure again, to its four digits."""
     from framework.shipped import MODEL_FILE, read_meta
 
     meta = read_meta(MODEL_FILE)
-    code, text = run("eval", str(MODEL_FILE), "--show", "0")
+    code, text = run("eval", "--show", "0")
     assert code == 0, text
-    for name, key in (("held-out questions", "heldout"), ("unseen sums", "unseen")):
+    assert str(MODEL_FILE) in text
+    assert f"val loss {meta['val_loss']:.4f} " in text, text
+    figures = (("held-out questions", "heldout_exact_match_closed_layout", "heldout"),
+               ("two-digit operands", "unseen_exact_match_closed_layout", "unseen"),
+               ("small operands", "unseen_small_exact_match_closed_layout", "unseen_small"),
+               ("course questions", "course_exact_match", "course"),
+               ("greetings", "greetings_exact_match", "greetings"),
+               ("out of scope", "offscope_honest", "offscope"))  # fmt: skip
+    for name, key, count in figures:
         line = next(x for x in text.splitlines() if name in x)
-        share = meta[f"{key}_exact_match_closed_layout"]["all"]
-        total = meta[f"{key}_questions"]
+        share, total = meta[key]["all"], meta[f"{count}_questions"]
         assert f"({round(share * total)}/{total};" in line, (line, share)
+    line = next(x for x in text.splitlines() if "U+FFFD" in x)
+    assert meta["replies_with_fffd"] == 0 and "100.0%" in line, line

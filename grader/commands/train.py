@@ -49,7 +49,8 @@ class StopFlag:
             raise KeyboardInterrupt
         self.requested = True
         click.echo(
-            "\nCtrl-C: stopping after this step and saving a checkpoint (again: quit now)",
+            "\nCtrl-C: stopping after this step and saving a checkpoint, without answering "
+            "the held-out questions (again: quit now)",
             err=True,
         )
 
@@ -69,7 +70,8 @@ class StopFlag:
 @click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Model file to write  [default: minillm-<preset>.bin]",
+    help="Model file to write  [default: minillm-<preset>.bin; with --resume, the "
+    "checkpoint itself]",
 )
 @click.option(
     "--resume",
@@ -152,7 +154,7 @@ def train(
         batch_size=batch_size or config.batch_size,
         seed=seed,
     )
-    path = out or Path(f"minillm-{preset}.bin")
+    path = out or resume or Path(f"minillm-{preset}.bin")
     try:
         choice = TokenizerChoice(tokenizer, vocab, vocab_size)
         run = TrainingRun(preset, config, path, resume, choice)

@@ -2,8 +2,11 @@
 
 `load_scored` reads a model with the tokenizer it was trained with (a checkpoint's BPE
 vocabulary from its sidecar, else bytes); `window` is the window length its preset trained
-on; `score_lines` answers the two held-out sets of arithmetic questions greedily and
-compares them exactly with their canonical answers (``3 + 4 = 7``). A training run scores
+on; `score_lines` answers every held-out set greedily (`framework.evaluate.scorecard`):
+arithmetic (known small sums asked in new ways, unseen two-digit and small sums),
+course questions and greetings, compared exactly with their canonical answers
+(``3 + 4 = 7``); out-of-scope prompts, which must get the honest reply; a name given then
+asked back; and it counts the replies that hold U+FFFD. A training run scores
 itself the same way at its end (`grader.product.training`).
 """
 
@@ -14,6 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from framework.config import ModelConfig
     from framework.corpus import Corpus
     from framework.evaluate import ExactMatch
@@ -67,17 +72,58 @@ def course_corpus() -> Corpus:
 
 
 def score_lines(model: GPTModel, tok: Tokenizer, corpus: Corpus) -> list[tuple[str, ExactMatch]]:
-    """The exact-match lines of the two held-out sets (and their scores)."""
-    from framework.evaluate import exact_match
+    """The lines of every held-out figure (`framework.evaluate.SCORECARD`) and their scores:
+    the arithmetic sets, course questions, greetings, the honest reply out of scope, the
+    multi-turn name check, and last the replies free of U+FFFD (a broken character)."""
+    from framework.evaluate import SCORECARD, ExactMatch, scorecard
 
+    scores = scorecard(model, tok, corpus)
+    width = max(len(name) for name in SCORECARD.values())
     out = []
-    sets = (
-        ("held-out questions (known sums, new phrasings)", corpus.heldout),
-        ("unseen sums (in no training dialogue)         ", corpus.unseen),
-    )
-    for name, questions in sets:
-        score = exact_match(model, tok, questions, model.config.max_seq_len)
+    for key, score in scores.items():
         langs = ", ".join(f"{k} {a}/{b}" for k, (a, b) in sorted(score.by_lang.items()))
+        name = SCORECARD[key].ljust(width)
         line = f"  {name}: {score.accuracy:6.1%} ({score.correct}/{score.total}; {langs})"
         out.append((line, score))
+    replies = [(r, key) for key, s in scores.items() for r in s.replies]
+    broken = [(key, "no U+FFFD", r) for r, key in replies if "\ufffd" in r]
+    clean = ExactMatch(len(replies) - len(broken), len(replies), failures=broken)
+    name = "greedy replies free of U+FFFD".ljust(width)
+    out.append((f"  {name}: {clean.accuracy:6.1%} ({clean.correct}/{clean.total})", clean))
     return out
+
+
+def recorded_validation(
+    model_path: Path, tok: Tokenizer
+) -> tuple[np.ndarray, np.ndarray, int, int, int, float | None] | None:
+    """How the run that made a checkpoint measured its validation loss, when its sidecar
+    records the recipe (``make model``): (stream, window starts, batch size, window length,
+    batches, the recorded loss). None for a checkpoint without one."""
+    from framework.bpe_tokenizer import BPETokenizer
+    from framework.corpus import build_corpus
+    from framework.shipped import meta_path, read_meta
+    from framework.shipped_train import Recipe, streams
+
+    if not meta_path(model_path).is_file() or not isinstance(tok, BPETokenizer):
+        return None
+    meta = read_meta(model_path)
+    recipe = meta.get("recipe")
+    if not isinstance(recipe, dict):
+        return None
+    train = recipe.get("train", {})
+    made = Recipe(
+        seed=int(recipe.get("seed", 0)),
+        p_open=float(recipe.get("p_open", 0.5)),
+        p_join=float(recipe.get("p_join", 0.2)),
+    )
+    corpus = course_corpus() if made.seed == 0 else build_corpus(seed=made.seed)
+    _, (val_ids, val_starts) = streams(corpus, tok, made)
+    recorded = meta.get("val_loss")
+    return (
+        val_ids,
+        val_starts,
+        int(train.get("batch_size", 16)),
+        int(train.get("seq_len", 128)),
+        int(train.get("eval_batches", 16)),
+        float(recorded) if isinstance(recorded, int | float) else None,
+    )

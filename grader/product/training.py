@@ -214,10 +214,15 @@ class TrainingRun:
         click.echo(f"  train loss  {sparkline(log_losses)}  {r.loss:.4f}  (log scale)")
         if r.val_loss is not None:
             click.echo(f"  val loss    {r.val_loss:.4f}  (perplexity {math.exp(r.val_loss):.2f})")
-        tick = time.perf_counter()
-        for line, _ in score_lines(self.model, self.tok, self.corpus):
-            click.echo(line)
-        click.echo(f"  (answered in {time.perf_counter() - tick:.1f} s)")
+        if r.interrupted:  # answering the held-out questions takes 5-15 s: not now
+            click.echo(
+                f"  held-out questions not answered (stopped); later: minillm eval {self.out}"
+            )
+        else:
+            tick = time.perf_counter()
+            for line, _ in score_lines(self.model, self.tok, self.corpus):
+                click.echo(line)
+            click.echo(f"  (answered in {time.perf_counter() - tick:.1f} s)")
         png = plot_log(self.log_path)
         files = [*self.files, state_path(self.out), self.log_path] + ([png] if png else [])
         click.echo("  wrote " + ", ".join(str(f) for f in files))
