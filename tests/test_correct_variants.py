@@ -34,3 +34,5 @@ def test_a_correct_variant_passes(info: LabInfo, path: Path, sandbox: Sandbox) -
         if t.status is not Status.PASS
     }
     assert not failing, f"{path.name} is correct but fails {failing}"
+    diagnosed = [c.name.en for t in result.tests for c in t.checks if c.diagnosis is not None]
+    assert diagnosed == [], f"{path.name} is correct but is told of a known bug at {diagnosed}"
