@@ -53,8 +53,10 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# one worker per core; a file's tests stay together, so a module's built fixtures and the
+# mutant runs they share are made once (MINILLM_PYTEST_ARGS="-n 0" runs in one process)
 pytest: $(STAMP)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n auto --dist loadfile $(MINILLM_PYTEST_ARGS)
 
 check: lint typecheck pytest
 

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import math
 import sys
+import threading
 from typing import Any, ClassVar
 
 import numpy as np
@@ -77,7 +78,9 @@ class Workspace:
     (inference) every layer writes the same one layer of buffers.
     """
 
-    _cache: ClassVar[dict[tuple[Any, ...], list[Workspace]]] = {}
+    # each thread keeps its own workspaces (the server runs a prefill in every request's
+    # thread): a workspace is never handed to two threads at once
+    _local: ClassVar[threading.local] = threading.local()
     # workspaces kept for reuse (training, inference), the least recently used dropped first:
     # a loop whose batch shape changes every call must not pin one workspace per shape
     MAX_CACHED: ClassVar[dict[bool, int]] = {True: 1, False: 2}
@@ -139,20 +142,21 @@ class Workspace:
         blk = w.blocks[0]
         key = (w.token_embedding.shape, w.token_embedding.dtype.str, len(w.blocks),
                blk.w1.shape, blk.num_heads, b, t, keep)  # fmt: skip
-        pool = cls._cache.pop(key, [])
-        cls._cache[key] = pool  # the most recently used shape goes last
+        cache: dict[tuple[Any, ...], list[Workspace]] = cls._local.__dict__.setdefault("cache", {})
+        pool = cache.pop(key, [])
+        cache[key] = pool  # the most recently used shape goes last
         for ws in pool:
             # 3 = the pool's list + the loop variable + getrefcount's argument; 2 for logits
             if sys.getrefcount(ws) == 3 and sys.getrefcount(ws.logits) == 2:
                 return ws
         ws = cls(w, b, t, keep)
         pool.append(ws)
-        same_kind = [k for k in cls._cache if k[-1] == keep]  # oldest first
-        while sum(len(cls._cache[k]) for k in same_kind) > cls.MAX_CACHED[keep]:
+        same_kind = [k for k in cache if k[-1] == keep]  # oldest first
+        while sum(len(cache[k]) for k in same_kind) > cls.MAX_CACHED[keep]:
             oldest = same_kind[0]
-            del cls._cache[oldest][0]  # forgotten here; alive while its user holds it
-            if not cls._cache[oldest]:
-                del cls._cache[oldest]
+            del cache[oldest][0]  # forgotten here; alive while its user holds it
+            if not cache[oldest]:
+                del cache[oldest]
                 same_kind.pop(0)
         return ws
 

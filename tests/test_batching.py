@@ -6,6 +6,7 @@ import threading
 
 import numpy as np
 import pytest
+from serving_helpers import TINY
 
 from framework.batching import StepBatcher
 from framework.config import default_config
@@ -15,7 +16,6 @@ from framework.kv_cache import KVCache
 from framework.model import GPTModel, init_weights
 from framework.serving import ChatEngine, Gate, ReplySettings
 from framework.tokenizer import ByteTokenizer
-from tests.serving_helpers import TINY
 
 
 def model_of(config=TINY, seed: int = 0) -> GPTModel:  # type: ignore[no-untyped-def]
