@@ -60,9 +60,9 @@ from framework.shipped import load_checkpoint, meta_path
 from framework.tokenizer import ByteTokenizer, Tokenizer
 
 __all__ = [
+    "MIN_TEXT",
     "Busy",
     "ChatEngine",
-    "MIN_TEXT",
     "Gate",
     "Reply",
     "ReplySettings",
