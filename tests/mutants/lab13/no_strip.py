@@ -1,7 +1,7 @@
 """Mutant: the reply keeps the newline the model writes before <|end|>."""
 
 # zh: 回复保留了模型在 <|end|> 之前写的换行
-# fails: one_turn_replies, one_turn_stop, one_turn_truncate, loop_quit, loop_eof
+# fails: one_turn_replies, one_turn_limit, one_turn_stop, one_turn_truncate, loop_quit, loop_eof
 
 import numpy as np
 
