@@ -235,3 +235,30 @@ def test_eval_of_the_shipped_model_agrees_with_its_sidecar() -> None:
         assert f"({round(share * total)}/{total};" in line, (line, share)
     line = next(x for x in text.splitlines() if "U+FFFD" in x)
     assert meta["replies_with_fffd"] == 0 and "100.0%" in line, line
+
+
+@pytest.mark.parametrize(
+    "recipe",
+    [
+        {"train": {"batch_size": "x"}},
+        {"train": {"seq_len": 0}},
+        {"seed": -1},
+        {"p_open": 3.0},
+        {"train": "not a table"},
+    ],
+)
+def test_eval_measures_its_own_way_when_the_sidecar_recipe_is_unusable(
+    recipe: dict[str, object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sidecar whose recipe is malformed is not followed (nor a crash): eval falls back."""
+    import framework.shipped as shipped
+    from framework.shipped import MODEL_FILE, load_shipped
+    from grader.product.scoring import recorded_validation
+
+    tok = load_shipped()[1]
+    meta = {**shipped.read_meta(MODEL_FILE), "recipe": {**recipe}}
+    monkeypatch.setattr(shipped, "read_meta", lambda path: meta)
+    assert recorded_validation(MODEL_FILE, tok) is None
+    monkeypatch.setattr(shipped, "read_meta", lambda path: {**meta, "recipe": {"seed": 0}})
+    made = recorded_validation(MODEL_FILE, tok)
+    assert made is not None and made[2:5] == (16, 128, 16)

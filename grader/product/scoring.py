@@ -111,19 +111,28 @@ def recorded_validation(
     if not isinstance(recipe, dict):
         return None
     train = recipe.get("train", {})
-    made = Recipe(
-        seed=int(recipe.get("seed", 0)),
-        p_open=float(recipe.get("p_open", 0.5)),
-        p_join=float(recipe.get("p_join", 0.2)),
-    )
+    sizes = [_whole(train, k, d) for k, d in (("batch_size", 16), ("seq_len", 128))]
+    batches, seed = _whole(train, "eval_batches", 16), _whole(recipe, "seed", 0, lo=0)
+    shares = [recipe.get(k, d) for k, d in (("p_open", 0.5), ("p_join", 0.2))]
+    if None in (*sizes, batches, seed) or not all(
+        isinstance(x, int | float) and not isinstance(x, bool) and 0 <= x <= 1 for x in shares
+    ):
+        return None  # a sidecar that says nothing usable: eval measures its own way
+    made = Recipe(seed=int(seed or 0), p_open=float(shares[0]), p_join=float(shares[1]))
     corpus = course_corpus() if made.seed == 0 else build_corpus(seed=made.seed)
     _, (val_ids, val_starts) = streams(corpus, tok, made)
     recorded = meta.get("val_loss")
     return (
         val_ids,
         val_starts,
-        int(train.get("batch_size", 16)),
-        int(train.get("seq_len", 128)),
-        int(train.get("eval_batches", 16)),
+        int(sizes[0] or 0),
+        int(sizes[1] or 0),
+        int(batches or 0),
         float(recorded) if isinstance(recorded, int | float) else None,
     )
+
+
+def _whole(d: object, key: str, default: int, lo: int = 1) -> int | None:
+    """`d[key]` (or `default`) when it is an int >= `lo`, else None."""
+    v = d.get(key, default) if isinstance(d, dict) else None
+    return v if isinstance(v, int) and not isinstance(v, bool) and v >= lo else None
