@@ -17,6 +17,9 @@ others go on without it). The thread that arrives last runs the batch; there is 
 background thread. A seat's logits do not depend on the other seats (see
 `framework.decode_step`), so a seeded reply is the same alone or in any batch.
 
+`greedy_decode` is the same idea without threads, for evaluation: many prompts, each
+continued greedily; a prompt takes a free slot as soon as another's reply ends.
+
 Not here: prefill in the batch (a new sequence prefills alone, through
 `GPTModel.forward`, while the others keep decoding), paged caches, preemption. Where the
 idea comes from: Orca's iteration-level scheduling (Yu et al., OSDI 2022), vLLM and
@@ -37,7 +40,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -46,10 +49,11 @@ from numpy.typing import NDArray
 
 from framework.decode_step import StepDecoder
 from framework.kv_cache import KVCache
+from framework.model import GPTModel
 from framework.tensor import Tensor
 from framework.validate import positive_int
 
-__all__ = ["Seat", "StepBatcher"]
+__all__ = ["Seat", "StepBatcher", "greedy_decode", "slot_cache"]
 
 F32 = NDArray[np.float32]
 
@@ -135,12 +139,7 @@ class StepBatcher:
                 self._cond.notify_all()  # a waiting batch may be complete now, or a seat free
 
     def _cache(self, slot: int) -> KVCache:
-        """A `KVCache` whose keys and values are slot `slot` of the pool (views, no copy)."""
-        cache = KVCache(*self.stepper.shape)
-        shape, size = self.keys.shape[1:], self.keys[0].size  # (L, maxS, H)
-        cache.k = Tensor(self.keys.reshape(-1), shape, offset=slot * size)
-        cache.v = Tensor(self.values.reshape(-1), shape, offset=slot * size)
-        return cache
+        return slot_cache(self.keys, self.values, slot)
 
     def step(self, seat: Seat, token_id: int, pos: int) -> F32:
         """One decode step of `seat`, run with the steps of the other seats."""
@@ -195,3 +194,68 @@ class StepBatcher:
         assert job.logits is not None
         cache.lengths[:] = [job.pos + 1] * cache.num_layers
         return job.logits
+
+
+def slot_cache(keys: F32, values: F32, slot: int) -> KVCache:
+    """A `KVCache` whose keys and values are slot `slot` of a pool (P, L, maxS, H): views."""
+    cache = KVCache(*keys.shape[1:])
+    shape, size = keys.shape[1:], keys[0].size  # (L, maxS, H)
+    cache.k = Tensor(keys.reshape(-1), shape, offset=slot * size)
+    cache.v = Tensor(values.reshape(-1), shape, offset=slot * size)
+    return cache
+
+
+def greedy_decode(
+    model: GPTModel,
+    prompts: Sequence[Sequence[int]],
+    budgets: Sequence[int],
+    finished: Callable[[int, list[int]], bool],
+    capacity: int = 32,
+) -> list[list[int]]:
+    """Greedy continuations of many prompts, their decode steps batched.
+
+    Each prompt prefills alone (`GPTModel.forward` with its slot's cache), then every live
+    sequence takes one batched step (`StepDecoder.step_batch`) per token. A sequence
+    stops after `budgets[i]` tokens, or as soon as `finished(i, ids)` says its reply has
+    ended; a waiting prompt takes its slot. The tokens are those of
+    `framework.generate` at temperature 0 for each prompt alone (the same decode step).
+
+    Args:
+        model: a GPTModel (its plain forward: see `framework.generate.Decoder`).
+        prompts: token ids of each prompt, each non-empty; prompt + reply fit the context.
+        budgets: the most new tokens per prompt (0 or less: none).
+        finished: (prompt index, its new ids so far) -> whether to stop there.
+        capacity: sequences decoded together.
+
+    Returns:
+        The new ids of each prompt, in order.
+    """
+    stepper = StepDecoder(model)
+    pool = max(1, min(capacity, len(prompts)))
+    keys = np.zeros((pool, *stepper.shape), dtype=np.float32)  # (P, L, maxS, H)
+    values = np.zeros_like(keys)
+    out: list[list[int]] = [[] for _ in prompts]
+    waiting = [i for i in range(len(prompts)) if budgets[i] > 0][::-1]  # popped from the end
+    live: dict[int, tuple[int, int]] = {}  # slot -> (prompt index, position of its last id)
+
+    def keep(slot: int, i: int, token: int, pos: int) -> None:
+        out[i].append(token)
+        if len(out[i]) < budgets[i] and not finished(i, out[i]):
+            live[slot] = (i, pos)
+
+    while waiting or live:
+        for slot in range(pool):
+            if slot not in live and waiting:
+                i = waiting.pop()
+                cache = slot_cache(keys, values, slot)
+                logits = model.forward(list(prompts[i]), kv_cache=cache).numpy()[-1]  # (V,)
+                keep(slot, i, int(logits.argmax()), len(prompts[i]))
+        if not live:
+            continue
+        slots = sorted(live)
+        rows = stepper.step_batch([out[live[s][0]][-1] for s in slots],
+                                  [live[s][1] for s in slots], slots, keys, values)  # fmt: skip
+        stepped = [(s, *live.pop(s)) for s in slots]
+        for (slot, i, pos), row in zip(stepped, rows.argmax(axis=-1), strict=True):
+            keep(slot, i, int(row), pos + 1)
+    return out

@@ -87,6 +87,10 @@ def _messages(messages: Any) -> list[Message]:
         raise TypeError(f"messages must be a sequence of (role, content), got {messages!r:.60}")
     out = []
     for k, m in enumerate(messages):
+        if type(m) is tuple and len(m) == 2 and type(m[1]) is str:  # the common case, fast
+            role_tag(m[0])
+            out.append(m)
+            continue
         if isinstance(m, str | bytes) or not isinstance(m, Sequence) or len(m) != 2:
             raise TypeError(f"messages[{k}] must be a (role, content) pair, got {m!r:.60}")
         role, content = m

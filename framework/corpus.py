@@ -245,7 +245,7 @@ def build_corpus(
     heldout_questions: int = 200,
     unseen_fraction: float = 0.05,
     unseen_questions: int = 200,
-    mix: tuple[float, ...] = (0.66, 0.07, 0.08, 0.15, 0.04),
+    mix: tuple[float, ...] = (0.62, 0.07, 0.10, 0.17, 0.04),
     p_system: float = 0.1,
 ) -> Corpus:
     """Generate the corpus: the same seed and arguments always give the same corpus.

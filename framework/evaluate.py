@@ -8,9 +8,11 @@ and its reply is that line up to the first tag, stripped (every canonical answer
 line, so nothing after it could make a reply right). A reply counts only if it equals the
 canonical answer exactly: ``3 + 4 = 7``, not ``7``, not ``3 + 4 = 7.``.
 
-Prompts of the same length are decoded together, as one batch through
-`forward_batch`: a few dozen forward passes answer a hundred questions. Deliberately not
-here: sampling and the KV cache (`framework.generate`), partial credit.
+A `GPTModel` answers as `minillm chat` would: each prompt prefills its own KV cache and
+the decode steps of up to 32 replies run as one batched step
+(`framework.batching.greedy_decode`). Any other model (anything with `forward_batch`)
+answers prompts of the same length together, one whole forward per new token. Deliberately
+not here: sampling (`framework.generate`), partial credit.
 
 Example:
     >>> prompt_text("3+4=?")
@@ -28,8 +30,11 @@ import numpy as np
 
 from framework import phrasebook as pb
 from framework import scope
+from framework.batching import greedy_decode
 from framework.chat import END_TAG, extract_response, format_chat_prompt
 from framework.corpus import Corpus, Question
+from framework.generate import plain_forward
+from framework.model import GPTModel
 from framework.tokenizer import Tokenizer
 from framework.train import Trainable
 
@@ -97,15 +102,19 @@ def greedy_chat(
 ) -> list[str]:
     """`greedy_replies` for whole conversations: the reply to each history of messages."""
     prompts = [[tok.bos_id, *tok.encode(format_chat_prompt(h))] for h in histories]
+    budgets = [min(max_new_tokens, max_seq_len - len(p)) for p in prompts]
+    if isinstance(model, GPTModel) and plain_forward(model):
+        new = greedy_decode(model, prompts, budgets,
+                            lambda _, ids: _finished(tok.decode(ids)))  # fmt: skip
+        return [extract_response(_first_line(tok.decode(ids))) for ids in new]
     groups: dict[int, list[int]] = defaultdict(list)
     for i, p in enumerate(prompts):
         groups[len(p)].append(i)
     replies = [""] * len(prompts)
     for length, members in groups.items():
         ids = np.array([prompts[i] for i in members], dtype=np.int64)  # (b, L)
-        budget = min(max_new_tokens, max_seq_len - length)
         done = np.zeros(len(members), dtype=bool)
-        for _ in range(max(budget, 0)):
+        for _ in range(max(budgets[members[0]], 0)):
             nxt = model.forward_batch(ids)[:, -1].argmax(axis=-1)  # (b,)
             ids = np.concatenate([ids, nxt[:, None]], axis=1)  # (b, L + k)
             texts = [tok.decode(row[length:].tolist()) for row in ids]

@@ -57,7 +57,14 @@ from framework.validate import is_int, non_negative_int, positive_int
 if TYPE_CHECKING:
     from framework.batching import Seat
 
-__all__ = ["Decoder", "GenerateConfig", "GenerateResult", "generate", "generate_stream"]
+__all__ = [
+    "Decoder",
+    "GenerateConfig",
+    "GenerateResult",
+    "generate",
+    "generate_stream",
+    "plain_forward",
+]
 
 
 @dataclass
@@ -121,6 +128,12 @@ class GenerateResult:
     slides: int = 0  # how often the full context window slid
 
 
+def plain_forward(model: GPTModel) -> bool:
+    """Whether `model` runs `GPTModel.forward` itself (not a subclass's or an instance's
+    override): only then does `StepDecoder`'s fast step compute what its forward would."""
+    return type(model).forward is GPTModel.forward and "forward" not in vars(model)
+
+
 class Decoder:
     """The context of one generation and the model state that matches it.
 
@@ -157,7 +170,7 @@ class Decoder:
         self.truncated = len(ids) - len(self.ids)
         self.cache = KVCache(c.num_layers, c.max_seq_len, c.hidden_dim) if use_cache else None
         # the one-token fast path, only where it computes what `model.forward` would
-        plain = type(model).forward is GPTModel.forward and "forward" not in vars(model)
+        plain = plain_forward(model)
         self.stepper: StepDecoder | Seat | None = None
         if use_cache and plain:
             self.stepper = StepDecoder(model) if seat is None else seat

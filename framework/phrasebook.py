@@ -167,8 +167,11 @@ def _asks(templates: tuple[str, ...], names: tuple[str, ...]) -> tuple[str, ...]
     return tuple(t.format(t=n) for t in templates for n in names)
 
 
-_FACT_EN = ("what is {t}", "what does {t} do", "explain {t}", "tell me about {t}", "{t}")
-_FACT_ZH = ("什么是{t}", "{t}是什么", "{t}有什么用", "解释一下{t}", "讲讲{t}")
+_FACT_EN = ("what is {t}", "what does {t} do", "explain {t}", "tell me about {t}", "{t}",
+            "describe {t}", "please explain {t}", "how does {t} work",
+            "what is {t} for")  # fmt: skip
+_FACT_ZH = ("什么是{t}", "{t}是什么", "{t}有什么用", "解释一下{t}", "讲讲{t}", "说一下{t}",
+            "介绍一下{t}", "{t}是啥", "{t}是什么意思", "跟我讲讲{t}", "请问什么是{t}")  # fmt: skip
 
 Entry = dict[str, tuple[tuple[str, ...], str]]
 
@@ -183,25 +186,27 @@ def _fact(en: tuple[str, ...], en_reply: str, zh: tuple[str, ...], zh_reply: str
 
 GREETINGS: list[Entry] = [
     {"en": (("hi", "hello", "hey", "hello there", "good morning", "hi there", "yo",
-             "yo, what's up", "what's up", "sup", "hiya", "hey hey", "good evening"),
+             "yo, what's up", "what's up", "sup", "hiya", "hey hey", "good evening", "heyy",
+             "hey there", "hi hi", "greetings"),
             "Hello! How can I help you?"),
      "zh": (("你好", "您好", "嗨", "哈喽", "早上好", "你好呀", "在吗", "晚上好", "嗨嗨",
-             "你好啊", "下午好"), "你好！有什么可以帮你？")},
+             "你好啊", "下午好", "您好啊", "你好你好", "嗨，在吗"), "你好！有什么可以帮你？")},
     {"en": (("how are you", "how are you doing", "how is it going", "how's it going",
-             "how are things"), "I am fine, thank you."),
+             "how are things", "how's everything", "how's life"), "I am fine, thank you."),
      "zh": (("你好吗", "最近怎么样", "你还好吗", "过得好吗", "你怎么样"), "我很好，谢谢。")},
     {"en": (("who are you", "what are you", "what is your name", "what's your name"),
             "I am a tiny GPT from miniLLM lab."),
      "zh": (("你是谁", "你叫什么名字", "介绍一下你自己", "你是什么"),
             "我是 miniLLM lab 的小型 GPT。")},
     {"en": (("thanks", "thank you", "thank you very much", "thank u", "thank u so much",
-             "thanks a lot", "thx", "ty", "many thanks", "thank you so much", "thanks so much"),
+             "thanks a lot", "thx", "ty", "many thanks", "thank you so much", "thanks so much",
+             "thanks a bunch", "thanks a ton", "thx a lot"),
             "You are welcome."),
      "zh": (("谢谢", "谢谢你", "多谢", "谢啦", "感谢", "太感谢了", "非常感谢", "谢了",
-             "谢谢谢谢"), "不客气。")},
-    {"en": (("bye", "goodbye", "see you", "see ya", "bye bye", "good night", "later"),
-            "Goodbye!"),
-     "zh": (("再见", "拜拜", "回头见", "晚安", "下次见", "拜"), "再见！")},
+             "谢谢谢谢", "谢谢哈", "感谢感谢"), "不客气。")},
+    {"en": (("bye", "goodbye", "see you", "see ya", "bye bye", "good night", "later",
+             "bye now", "catch you later"), "Goodbye!"),
+     "zh": (("再见", "拜拜", "回头见", "晚安", "下次见", "拜", "改天见", "后天见"), "再见！")},
 ]  # fmt: skip
 
 FACTS: list[Entry] = [

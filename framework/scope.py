@@ -68,7 +68,8 @@ _FILL: dict[str, dict[str, tuple[str, ...]]] = {
         "w": ("today", "tomorrow", "this weekend", "tonight", "right now"),
         "f": ("sorts a list", "reverses a string", "reads a file", "adds two numbers",
               "finds the max"),
-        "n": ("Tom", "Alice", "Bob", "Lily", "Jack", "Emma", "Leo", "Mia"),
+        "n": ("Tom", "Alice", "Bob", "Lily", "Jack", "Emma", "Leo", "Mia", "Ben", "Kate", "Max",
+              "Zoe", "Ryan", "Anna"),
     },
     "zh": {
         "p": ("北京", "上海", "广州", "深圳", "杭州", "成都", "南京", "这里"),
@@ -76,7 +77,8 @@ _FILL: dict[str, dict[str, tuple[str, ...]]] = {
         "d": ("红烧肉", "饺子", "米饭", "番茄炒蛋", "面条", "蛋糕", "汤"),
         "w": ("今天", "明天", "周末", "今晚", "现在"),
         "f": ("排序", "反转字符串", "读文件", "求最大值", "冒泡排序"),
-        "n": ("小明", "小红", "李雷", "韩梅梅", "张伟", "王芳", "小刚", "丽丽"),
+        "n": ("小明", "小红", "李雷", "韩梅梅", "张伟", "王芳", "小刚", "丽丽", "小李", "小王",
+              "阿明", "晓东", "美美", "大卫"),
     },
 }  # fmt: skip
 _EMOJI = ("😀", "😂", "👍", "❤️", "🤔", "🙏", "🎉", "😭", "🔥", "🐱")
@@ -85,33 +87,37 @@ _EMOJI = ("😀", "😂", "👍", "❤️", "🤔", "🙏", "🎉", "😭", "�
 OFFSCOPE_TOPICS: dict[tuple[str, str], dict[str, tuple[str, ...]]] = {
     ("weather", "en"): {
         "train": ("what's the weather like {w}", "will it rain {w}", "how is the weather in {p}",
-                  "is it cold in {p} {w}", "weather forecast for {p}", "is it sunny {w}"),
+                  "is it cold in {p} {w}", "weather forecast for {p}", "is it sunny {w}",
+                  "what is the temperature in {p}", "how warm is it {w}",
+                  "is it going to snow {w}"),
         "heldout": ("do I need an umbrella {w}", "how hot is it in {p}",
                     "what's the temperature {w}"),
     },
     ("weather", "zh"): {
         "train": ("今天天气怎么样", "{w}会下雨吗", "{p}天气怎么样", "{p}{w}冷不冷",
-                  "{w}{p}的天气", "{w}出太阳吗"),
+                  "{w}{p}的天气", "{w}出太阳吗", "{p}气温多少", "{w}热不热", "{w}会下雪吗"),
         "heldout": ("{w}要带伞吗", "{p}现在多少度", "{w}天气好不好"),
     },
     ("name", "en"): {
         "train": ("what is my name", "do you know my name", "who am I", "guess my name",
-                  "what's my dog's name", "remember my name"),
+                  "what's my dog's name", "remember my name", "tell me who I am", "say my name"),
         "heldout": ("can you tell me my name", "do you remember who I am"),
     },
     ("name", "zh"): {
         "train": ("我叫什么名字", "你知道我叫什么吗", "我是谁", "猜猜我的名字",
-                  "我的狗叫什么", "记住我的名字"),
+                  "我的狗叫什么", "记住我的名字", "说出我的名字", "你记得我吗"),
         "heldout": ("你还记得我的名字吗", "告诉我我叫什么"),
     },
     ("capital", "en"): {
         "train": ("what is the capital of {c}", "capital of {c}", "where is {p}",
-                  "how many people live in {c}", "what language do they speak in {c}"),
+                  "how many people live in {c}", "what language do they speak in {c}",
+                  "how large is {c}", "what is the area of {c}", "what is {c} famous for"),
         "heldout": ("which city is the capital of {c}", "how big is {c}"),
     },
     ("capital", "zh"): {
         "train": ("{c}的首都是哪里", "{c}首都", "{p}在哪里", "{c}有多少人",
-                  "{c}说什么语言"),
+                  "{c}说什么语言", "{c}面积多大", "{c}大不大",
+                  "{c}有什么好吃的"),
         "heldout": ("{c}的首都叫什么", "{c}有多大"),
     },
     ("cooking", "en"): {
@@ -125,31 +131,35 @@ OFFSCOPE_TOPICS: dict[tuple[str, str], dict[str, tuple[str, ...]]] = {
     },
     ("joke", "en"): {
         "train": ("tell me a joke", "say something funny", "tell me a story", "sing me a song",
-                  "write a poem", "recommend a movie"),
+                  "write a poem", "recommend a movie",
+                  "cheer me up", "make me smile", "entertain me", "tell me something fun"),
         "heldout": ("do you know any jokes", "make me laugh", "write me a short poem"),
     },
     ("joke", "zh"): {
-        "train": ("讲个笑话", "说点好笑的", "讲个故事", "唱首歌", "写一首诗", "推荐一部电影"),
+        "train": ("讲个笑话", "说点好笑的", "讲个故事", "唱首歌", "写一首诗", "推荐一部电影",
+                  "逗我开心", "让我开心一下", "来个段子"),
         "heldout": ("你会讲笑话吗", "逗我笑一下", "给我写首短诗"),
     },
     ("date", "en"): {
         "train": ("what day is it {w}", "what time is it", "what is the date today",
-                  "what year is it", "when is the next holiday", "how many days until Friday"),
+                  "what year is it", "when is the next holiday", "how many days until Friday",
+                  "what month is it", "what date is it"),
         "heldout": ("what's today's date", "is it Monday {w}"),
     },
     ("date", "zh"): {
         "train": ("今天几号", "现在几点", "今天星期几", "今年是哪一年", "下一个假期是什么时候",
-                  "离周五还有几天"),
+                  "离周五还有几天", "现在是几月"),
         "heldout": ("今天是几月几号", "现在几点了"),
     },
     ("code", "en"): {
         "train": ("write a python function that {f}", "write code that {f}", "fix my code",
-                  "how do I install numpy", "write a program that {f}", "debug this for me"),
+                  "how do I install numpy", "write a program that {f}", "debug this for me",
+                  "help me with my homework", "write html for a web page"),
         "heldout": ("can you code a script that {f}", "give me javascript that {f}"),
     },
     ("code", "zh"): {
         "train": ("用python写一个{f}", "写代码实现{f}", "帮我改代码", "怎么安装numpy",
-                  "写个程序{f}", "帮我调试"),
+                  "写个程序{f}", "帮我调试", "帮我写作业", "写个网页"),
         "heldout": ("帮我写一段{f}的代码", "用Java实现{f}"),
     },
     ("emoji", "en"): {
@@ -163,7 +173,8 @@ OFFSCOPE_TOPICS: dict[tuple[str, str], dict[str, tuple[str, ...]]] = {
     ("mixed", "en"): {
         "train": ("translate hello into French", "what does bonjour mean",
                   "who won the game {w}", "what is the news {w}", "give me some advice",
-                  "what is love", "who is the president of {c}", "buy me a ticket to {p}"),
+                  "what is love", "who is the president of {c}", "buy me a ticket to {p}",
+                  "what is the best phone", "play some music", "what is the meaning of life"),
         "heldout": ("how do you say thank you in Japanese", "who is the best football player",
                     "book a hotel in {p}"),
     },
@@ -176,12 +187,14 @@ OFFSCOPE_TOPICS: dict[tuple[str, str], dict[str, tuple[str, ...]]] = {
     ("beyond", "en"): {
         "train": ("{s}*{s}=?", "what is {s} times {s}", "{s}/{s}=?", "what is {s} divided by {s}",
                   "{k}+{s}=?", "what is {k} plus {k}", "{k}-{s}", "square root of {s}",
-                  "what is {s} to the power of {s}"),
+                  "what is {s} to the power of {s}",
+                  "{s}x{s}=?", "what is {s} x {s}", "{s} × {s}", "{s} times {s} = ?"),
         "heldout": ("multiply {s} by {s}", "{s} x {s} = ?", "what is {k} minus {s}"),
     },
     ("beyond", "zh"): {
         "train": ("{s}乘{s}等于几", "{s}*{s}等于多少", "{s}除以{s}等于几", "{k}+{s}等于多少",
-                  "{k}加{k}等于几", "{k}-{s}是多少", "{s}的平方根是多少", "{s}的{s}次方"),
+                  "{k}加{k}等于几", "{k}-{s}是多少", "{s}的平方根是多少", "{s}的{s}次方",
+                  "{s}×{s}等于几", "{s}x{s}是多少", "{s}乘{s}是多少"),
         "heldout": ("{s}乘以{s}是多少", "{s}×{s}=？", "{k}减{s}等于几"),
     },
 }  # fmt: skip

@@ -27,7 +27,10 @@
    course questions, greetings, the honest reply out of scope, a name given then asked,
    replies holding U+FFFD), sample replies.
 
-Every random choice comes from a seed, so the same code gives the same files. Not here:
+Every random choice comes from a seed, so the same code gives the same files (with one
+BLAS thread, as ``make model`` runs it): `Recipe.seed` makes the corpus, its held-out sets
+and the layouts; `Recipe.init_seed` the initial weights and the order of the training
+windows, so that runs differing only in it are measured on the same held-out sets. Not here:
 the files' format and loading (`framework.shipped`).
 
 Example:
@@ -86,7 +89,8 @@ _BOUNDARY = re.compile(r"[0-9\n]")
 class Recipe:
     """Everything that decides the shipped model (the defaults are the shipped one)."""
 
-    seed: int = 0  # corpus, layouts, weights and batches
+    seed: int = 0  # corpus, layouts and the held-out sets
+    init_seed: int = 0  # initial weights and the order of the training windows
     num_merges: int = 800  # BPE merges: vocab = 264 + merges
     hidden_dim: int = 64
     num_heads: int = 4
@@ -286,8 +290,8 @@ def build(out_dir: Path, recipe: Recipe, log: Callable[[str], object] = print) -
     log(f"corpus and BPE: {tok.vocab_size} ids, {time.perf_counter() - tick:.0f} s")
     cfg = recipe.train
     model = GPTModel(recipe.model_config(tok.vocab_size))
-    init_weights(model, recipe.seed)
-    loader = WindowLoader(ids, cfg.batch_size, cfg.seq_len, recipe.seed, starts)
+    init_weights(model, recipe.init_seed)
+    loader = WindowLoader(ids, cfg.batch_size, cfg.seq_len, recipe.init_seed, starts)
     opt = AdamW(model.parameters(), lr=cfg.lr, betas=(cfg.beta1, cfg.beta2), eps=cfg.eps,
                 weight_decay=cfg.weight_decay)  # fmt: skip
     log(f"{model.num_parameters():,} parameters, {ids.size:,} training tokens, {cfg.steps} steps")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from serving_helpers import TINY
 
-from framework.batching import StepBatcher
+from framework.batching import StepBatcher, greedy_decode
 from framework.config import default_config
 from framework.decode_step import StepDecoder
 from framework.generate import GenerateConfig, generate
@@ -189,3 +189,39 @@ def test_the_gate_lets_a_batch_generate_and_times_the_backlog_in_rounds() -> Non
         done.set()
         other.join(5)
     assert gate.generating == 0 and not gate.busy
+
+
+def test_greedy_decode_gives_each_prompt_the_tokens_generate_gives_it_alone() -> None:
+    model = GPTModel(TINY)
+    init_weights(model, seed=3)
+    rng = np.random.default_rng(5)
+    prompts = [[2, *rng.integers(3, 200, size=int(n)).tolist()] for n in rng.integers(1, 30, 9)]
+    budgets = [int(b) for b in rng.integers(-1, 12, size=len(prompts))]
+    stop_at = 150  # a reply also ends at this id, as a chat reply ends at <|end|>
+    stops = (stop_at, ByteTokenizer().eos_id)  # generate stops at EOS too
+    got = greedy_decode(model, prompts, budgets, lambda _, ids: ids[-1] in stops, capacity=4)
+    for p, budget, ids in zip(prompts, budgets, got, strict=True):
+        cfg = GenerateConfig(max_new_tokens=max(budget, 0), temperature=0.0, top_k=0,
+                             top_p=1.0, stop_ids=(stop_at,))  # fmt: skip
+        alone = generate(model, ByteTokenizer(), p, cfg).token_ids if budget > 0 else []
+        assert (ids[:-1] if ids[-1:] and ids[-1] in stops else ids) == alone, (p, budget)
+    assert any(len(ids) == b > 0 for ids, b in zip(got, budgets, strict=True))  # budget ends it
+
+
+def test_eval_answers_a_gpt_model_as_the_generic_path_does() -> None:
+    from framework.evaluate import greedy_replies
+
+    model = GPTModel(TINY)
+    init_weights(model, seed=4)
+
+    class Generic:  # forward_batch only: the path for any other model
+        config = model.config
+
+        def forward_batch(self, ids: np.ndarray) -> np.ndarray:
+            return model.forward_batch(ids)
+
+    questions = ["hi", "1+2=?", "what is attention?", "你好", "7-2=?", "a" * 40]
+    tok = ByteTokenizer()
+    assert greedy_replies(model, tok, questions, 20) == greedy_replies(
+        Generic(), tok, questions, 20
+    )

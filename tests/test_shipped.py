@@ -147,16 +147,42 @@ def test_the_recorded_scores_are_the_models(shipped: tuple[GPTModel, BPETokenize
     meta = read_meta(MODEL_FILE)
     # Floors a little under what the shipped model reached (in brackets), so that a rebuild
     # whose last digits differ still passes; a model below them is a regression.
-    assert meta["heldout_exact_match_lab13_layout"]["all"] >= 0.97  # (0.985; 0.995 at 0..20)
+    assert meta["heldout_exact_match_lab13_layout"]["all"] >= 0.97  # (0.995)
     assert meta["unseen_small_exact_match_lab13_layout"]["all"] >= 0.9  # (0.9535)
-    assert meta["unseen_exact_match_lab13_layout"]["all"] >= 0.9  # (0.935; the goal is 0.8)
-    assert meta["offscope_honest"]["all"] >= 0.87  # (0.8846; the goal is 0.9: not reached)
+    assert meta["unseen_exact_match_lab13_layout"]["all"] >= 0.9  # (0.975; the goal is 0.8)
+    assert meta["offscope_honest"]["all"] >= 0.9  # (0.9615; the goal)
+    assert meta["course_exact_match"]["all"] >= 0.8  # (0.830)
     assert meta["multi_turn_name"]["all"] == 1.0  # never a sum
     assert meta["replies_with_fffd"] == 0
     assert meta["samples"]["1+2=?"] == chat_reply(model, tok, "1+2=?", True)
     right = Question("2+2=?", "2 + 2 = 4", "en", 2, "+", 2)
     wrong = Question("2+2=?", "2 + 2 = 5", "en", 2, "+", 2)
     assert exact_match(model, tok, [right, wrong], True) == {"all": 0.5, "en": 0.5}
+
+
+_README_SETS = {
+    "heldout": "heldout_exact_match_closed_layout",
+    "unseen": "unseen_exact_match_closed_layout",
+    "unseen_small": "unseen_small_exact_match_closed_layout",
+    "course": "course_exact_match",
+    "greetings": "greetings_exact_match",
+    "offscope": "offscope_honest",
+    "multi_turn": "multi_turn_name",
+}
+
+
+def test_the_readme_quotes_the_shipped_models_figures() -> None:
+    """README's block of `minillm eval` figures is the sidecar's, line for line."""
+    from framework.evaluate import SCORECARD
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    block = readme.split("<!-- shipped-model:eval -->\n```text\n", 1)[1].split("```", 1)[0]
+    meta = read_meta(MODEL_FILE)
+    width = max(len(name) for name in SCORECARD.values())
+    want = [
+        f"{SCORECARD[k].ljust(width)}: {meta[key]['all']:6.1%}" for k, key in _README_SETS.items()
+    ]
+    assert block.splitlines() == want
 
 
 def test_a_foreign_vocabulary_is_refused(copy: Path) -> None:

@@ -151,13 +151,21 @@ _NOT_RUNNABLE = (
 
 
 def _run_all(edition: Path) -> list[tuple[Command, subprocess.CompletedProcess[str]]]:
+    """Every handout command with what it printed. A command that both handouts of a lab
+    give (TASK.md and TASK.en.md, in the same folder) runs once: no handout command
+    changes the edition, so a second run could only repeat the first."""
+    ran: dict[tuple[str, str], subprocess.CompletedProcess[str]] = {}
     done = []
     for c in handout_commands(edition):
-        proc = subprocess.run(
-            c.text, shell=True, executable="/bin/bash", cwd=edition / c.cwd, env=_env(edition),
-            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300,
-        )  # fmt: skip
-        done.append((c, proc))
+        # _env sets MINILLM_LANG=en already: with the prefix or without, one command
+        key = (c.cwd, c.text.removeprefix("MINILLM_LANG=en "))
+        if key not in ran:
+            ran[key] = subprocess.run(
+                key[1], shell=True, executable="/bin/bash", cwd=edition / c.cwd,
+                env=_env(edition), stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                timeout=300,
+            )  # fmt: skip
+        done.append((c, ran[key]))
     return done
 
 

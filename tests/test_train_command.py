@@ -262,3 +262,10 @@ def test_eval_measures_its_own_way_when_the_sidecar_recipe_is_unusable(
     monkeypatch.setattr(shipped, "read_meta", lambda path: {**meta, "recipe": {"seed": 0}})
     made = recorded_validation(MODEL_FILE, tok)
     assert made is not None and made[2:5] == (16, 128, 16)
+
+
+def test_out_in_a_folder_that_does_not_exist_yet_is_made(tmp_path: Path) -> None:
+    out = tmp_path / "runs" / "first" / "m.bin"
+    code, text = run("train", "--preset", "tiny", "--steps", "1", "--out", str(out))
+    assert code == 0, text
+    assert out.is_file() and out.with_suffix(".jsonl").is_file()

@@ -156,6 +156,7 @@ def train(
     )
     path = out or resume or Path(f"minillm-{preset}.bin")
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)  # --out runs/first/m.bin
         choice = TokenizerChoice(tokenizer, vocab, vocab_size)
         run = TrainingRun(preset, config, path, resume, choice)
     except (OSError, ValueError) as e:
