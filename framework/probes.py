@@ -37,7 +37,7 @@ from framework.kv_cache import KVCache
 from framework.model import GPTModel
 from framework.tensor import Tensor
 
-__all__ = ["EchoingInput", "LoggedModel", "echoing_input", "logged", "text_file"]
+__all__ = ["EchoingInput", "LoggedModel", "ReadPastEnd", "echoing_input", "logged", "text_file"]
 
 
 class LoggedModel(GPTModel):
@@ -113,16 +113,39 @@ def text_file(text: str = "") -> io.StringIO:
     return io.StringIO(text)
 
 
+class ReadPastEnd(RuntimeError):
+    """A loop kept reading an `EchoingInput` after its end (it would never stop)."""
+
+
 class EchoingInput(io.StringIO):
-    """An in-memory stdin that writes each line it hands out to `echo` (see `echoing_input`)."""
+    """An in-memory stdin that writes each line it hands out to `echo` (see `echoing_input`).
+
+    A real stdin at its end returns "" forever, so a loop that does not stop at EOF spins
+    until it is killed; this one raises `ReadPastEnd` once "" has been read `EOF_READS`
+    times, so that such a loop ends at once and says why.
+    """
+
+    EOF_READS = 100
 
     def __init__(self, text: str, echo: io.StringIO) -> None:
         super().__init__(text)
         self.echo = echo
+        self.eof_reads = 0
 
     def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
-        """The next line (\"\" at the end), also written to `echo` (with a newline)."""
+        """The next line (\"\" at the end), also written to `echo` (with a newline).
+
+        Raises:
+            ReadPastEnd: when the end has been read more than `EOF_READS` times.
+        """
         line = super().readline(-1 if size is None else size)
+        if not line:
+            self.eof_reads += 1
+            if self.eof_reads > self.EOF_READS:
+                raise ReadPastEnd(
+                    f"stdin was read {self.eof_reads} times after its end (readline() gave "
+                    "''): the loop does not stop at EOF"
+                )
         self.echo.write(line if line.endswith("\n") or not line else line + "\n")
         return line
 

@@ -74,6 +74,8 @@ def brief(x: Any) -> str:
         return x.type_name.rsplit(".", 1)[-1]
     if isinstance(x, Tensor | np.ndarray):
         return f"{type(x).__name__}{list(x.shape)}"
+    if isinstance(x, np.random.Generator):  # its repr holds an address: not the same twice
+        return f"Generator({type(x.bit_generator).__name__})"
     text = repr(x)
     return text if len(text) <= 40 else text[:37] + "..."
 

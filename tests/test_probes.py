@@ -44,3 +44,14 @@ def test_echoing_input_echoes_what_it_hands_out() -> None:
     assert out.getvalue() == "> a\nb\nc\n"
     with pytest.raises(TypeError, match="text must be a str"):
         text_file(b"x")  # type: ignore[arg-type]
+
+
+def test_a_loop_that_never_stops_at_eof_ends_at_once_and_says_why() -> None:
+    from framework.probes import EchoingInput, ReadPastEnd, echoing_input, text_file
+
+    stdin = echoing_input("hi\n", text_file())
+    assert stdin.readline() == "hi\n"
+    for _ in range(EchoingInput.EOF_READS):  # a loop may look at the end more than once
+        assert stdin.readline() == ""
+    with pytest.raises(ReadPastEnd, match="does not stop at EOF"):
+        stdin.readline()
