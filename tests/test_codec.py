@@ -131,3 +131,16 @@ def test_seeded_generators_are_built_by_the_receiver() -> None:
     for bad in ((), (-1,), (1.5,), (2**128,), tuple(range(9)), (True,)):
         with pytest.raises(CodecError, match="seed"):
             dumps(Seeded(bad))  # type: ignore[arg-type]
+
+
+def test_plain_items_of_a_sequence_keep_their_exact_type_and_value() -> None:
+    """Items of exact builtin types are sent as they are; bools and subclasses are not."""
+
+    class Loud(int):
+        def __index__(self) -> int:
+            return 99
+
+    back = loads(dumps((True, 1, 2.5, "s", None, Loud(3), [False, 0])))
+    assert back == (True, 1, 2.5, "s", None, 3, [False, 0])
+    assert [type(v) for v in back] == [bool, int, float, str, type(None), int, list]
+    assert type(back[6][0]) is bool

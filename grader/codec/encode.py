@@ -51,6 +51,9 @@ def dumps(value: Any, make_handle: Callable[[Any], Handle] | None = None) -> byt
     return join_frame(doc, enc.blobs)
 
 
+_PLAIN = (float, int, str)  # exact types only: a subclass goes through `_exact_scalar`
+
+
 def _exact_scalar(x: Any) -> Any:
     """The true builtin value of x, bypassing any overridden dunder of a subclass."""
     if isinstance(x, bool):
@@ -78,6 +81,9 @@ class _Encoder:
     def enc(self, x: Any, depth: int = 0) -> Any:
         if depth > MAX_DEPTH:
             raise CodecError("value nested too deeply")
+        kind = type(x)
+        if kind is float or kind is int or kind is str:  # exact builtins: nothing to unwrap
+            return x
         if x is None or isinstance(x, bool | int | float | str):
             return _exact_scalar(x)
         if isinstance(x, np.generic) and x.dtype.kind in ALLOWED_KINDS:
@@ -103,7 +109,10 @@ class _Encoder:
                 "attrs": self.enc(dict(x.attrs or {}), depth + 1),
             }
         if type(x) in (list, tuple) or (self.make_handle is None and isinstance(x, list | tuple)):
-            items = [self.enc(v, depth + 1) for v in x]
+            if depth < MAX_DEPTH:  # exact builtin scalars as they are, without a call each
+                items = [v if type(v) in _PLAIN else self.enc(v, depth + 1) for v in x]
+            else:
+                items = [self.enc(v, depth + 1) for v in x]
             return items if isinstance(x, list) else {"$t": items}
         if type(x) is dict:
             return {"$d": [[self.enc(k, depth + 1), self.enc(v, depth + 1)] for k, v in x.items()]}

@@ -338,20 +338,28 @@ class Session:
         return outcome
 
 
+_LEAVES = (int, float, str, bool, type(None))  # exact types that hold no handle
+
+
 def _handles_in(x: Any, depth: int = 0) -> Iterator[codec.Handle]:
+    """Every handle inside a request, in order (a sweep holds thousands of plain values:
+    they are skipped without a call each)."""
     if depth > 64:
         return
     if isinstance(x, codec.Handle):
         yield x
-    elif isinstance(x, list | tuple):
-        for v in x:
-            yield from _handles_in(v, depth + 1)
+        return
+    if isinstance(x, list | tuple):
+        items: Any = x
     elif isinstance(x, dict):
-        for k, v in x.items():
-            yield from _handles_in(k, depth + 1)
-            yield from _handles_in(v, depth + 1)
+        items = (v for kv in x.items() for v in kv)
     elif isinstance(x, codec.Build):
-        yield from _handles_in([x.args, x.kwargs, x.attrs], depth + 1)
+        items = (x.args, x.kwargs, x.attrs)
+    else:
+        return
+    for v in items:
+        if type(v) not in _LEAVES:
+            yield from _handles_in(v, depth + 1)
 
 
 def _text(raw: bytes | bytearray) -> str:
