@@ -229,8 +229,18 @@ def greedy_decode(
 
     Returns:
         The new ids of each prompt, in order.
+
+    Raises:
+        ValueError: for an empty prompt, or one with a budget > 0 that does not fit the
+            context (len(prompt) + budget > max_seq_len).
     """
     stepper = StepDecoder(model)
+    for i, (p, budget) in enumerate(zip(prompts, budgets, strict=True)):
+        if not p or (budget > 0 and len(p) + budget > stepper.max_seq_len):
+            raise ValueError(
+                f"prompt {i}: {len(p)} ids and a budget of {budget} new ones must be "
+                f"non-empty and fit the context of {stepper.max_seq_len}"
+            )
     pool = max(1, min(capacity, len(prompts)))
     keys = np.zeros((pool, *stepper.shape), dtype=np.float32)  # (P, L, maxS, H)
     values = np.zeros_like(keys)

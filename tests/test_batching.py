@@ -225,3 +225,12 @@ def test_eval_answers_a_gpt_model_as_the_generic_path_does() -> None:
     assert greedy_replies(model, tok, questions, 20) == greedy_replies(
         Generic(), tok, questions, 20
     )
+
+
+@pytest.mark.parametrize(("prompt", "budget"), [([], 3), ([2] * 120, 9)])
+def test_greedy_decode_refuses_a_prompt_that_does_not_fit(prompt: list[int], budget: int) -> None:
+    model = GPTModel(TINY)  # context 128
+    with pytest.raises(ValueError, match="fit the context of 128"):
+        greedy_decode(model, [[2, 5], prompt], [4, budget], lambda _, ids: False)
+    too_long = [2] * 130  # no room at all: no reply, as evaluation asks it (budget <= 0)
+    assert greedy_decode(model, [too_long], [-2], lambda _, ids: False) == [[]]
