@@ -15,8 +15,9 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 LAB    ?= lab04
 LINTED := framework grader tests bench labs solutions
+COMPILE = $(BIN)/python -m compileall -q framework grader labs solutions > /dev/null
 
-.PHONY: setup test hint status check lint typecheck pytest bench handouts stubs diagnoses train model clean
+.PHONY: bytecode setup test hint status check lint typecheck pytest bench handouts stubs diagnoses train model clean
 
 setup: $(STAMP)
 	@:
@@ -27,6 +28,7 @@ $(STAMP): pyproject.toml
 	@echo "setting up $(VENV) (first run only) ..."
 	@$(PYTHON) -m venv $(VENV)
 	@$(BIN)/python -m pip install --disable-pip-version-check -e '.[test,dev]'
+	-@$(COMPILE)
 	@touch $(STAMP)
 	@echo "$(VENV) is ready"
 
@@ -55,8 +57,15 @@ typecheck: $(STAMP)
 
 # one worker per core; a file's tests stay together, so a module's built fixtures and the
 # mutant runs they share are made once (MINILLM_PYTEST_ARGS="-n 0" runs in one process)
-pytest: $(STAMP)
+pytest: $(STAMP) bytecode
 	$(BIN)/pytest -q -n auto --dist loadfile $(MINILLM_PYTEST_ARGS)
+
+# The course's bytecode, written once: a sandbox child never writes any (so it leaves no
+# file in a lab folder), and without this every child, and every run where
+# PYTHONDONTWRITEBYTECODE is set, would compile the grader and the framework anew.
+# A file that does not compile (a student's work in progress) is the tests' to report.
+bytecode: $(STAMP)
+	-@$(COMPILE)
 
 check: lint typecheck pytest
 

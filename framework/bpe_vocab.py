@@ -150,9 +150,7 @@ def _field(doc: dict[str, Any], key: str, want: Any, where: str) -> None:
         raise ValueError(f"{where}: field {key!r} must be {want!r:.200}, got {got!r:.200}")
 
 
-def _parse(path: str | os.PathLike[str], where: str) -> dict[str, Any]:
-    with open(path, "rb") as f:
-        raw = f.read()
+def _parse(raw: bytes, where: str) -> dict[str, Any]:
     try:
         doc = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
@@ -182,7 +180,34 @@ def read_vocab(path: str | os.PathLike[str], expected_fingerprint: str | None = 
         ValueError: if it is not exactly such a file (see the module docstring).
     """
     where = repr(os.fspath(path))
-    doc = _parse(path, where)
+    with open(path, "rb") as f:
+        raw = f.read()
+    if _READ is not None and _READ[0] == raw:
+        merges, found = _READ[1], _READ[2]
+    else:
+        merges, found = _read_checked(raw, where)
+    _remember(raw, merges, found)
+    if expected_fingerprint is not None and found != expected_fingerprint:
+        raise ValueError(
+            f"{where} is not the vocabulary this model was trained with: its fingerprint is "
+            f"{found}, the model expects {expected_fingerprint}"
+        )
+    return list(merges)
+
+
+# The bytes of the last file that passed every check, with its merges and fingerprint: the
+# same content read again (each check of a lab loads the shipped vocabulary) skips them.
+_READ: tuple[bytes, tuple[Pair, ...], str] | None = None
+
+
+def _remember(raw: bytes, merges: tuple[Pair, ...], found: str) -> None:
+    global _READ
+    _READ = (raw, merges, found)
+
+
+def _read_checked(raw: bytes, where: str) -> tuple[tuple[Pair, ...], str]:
+    """The merges of a vocabulary file's bytes and their fingerprint, after every check."""
+    doc = _parse(raw, where)
     rows = doc.get("merges")
     if not isinstance(rows, list):
         raise ValueError(f"{where}: field 'merges' must be a list, got {rows!r:.60}")
@@ -201,10 +226,6 @@ def read_vocab(path: str | os.PathLike[str], expected_fingerprint: str | None = 
         if row[3] != show(data):
             raise ValueError(f"{where}: merges[{k}] text must be {show(data)!r}, got {row[3]!r}")
     _field(doc, "vocab_size", FIRST_MERGE_ID + len(merges), where)
-    _field(doc, "fingerprint", fingerprint(merges), where)
-    if expected_fingerprint is not None and fingerprint(merges) != expected_fingerprint:
-        raise ValueError(
-            f"{where} is not the vocabulary this model was trained with: its fingerprint is "
-            f"{fingerprint(merges)}, the model expects {expected_fingerprint}"
-        )
-    return merges
+    found = fingerprint(merges)
+    _field(doc, "fingerprint", found, where)
+    return tuple(merges), found

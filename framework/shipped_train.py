@@ -80,6 +80,7 @@ __all__ = [
     "main",
     "report",
     "streams",
+    "val_stream",
 ]
 
 _BOUNDARY = re.compile(r"[0-9\n]")
@@ -266,10 +267,14 @@ def learn_vocabulary(dialogues: Sequence[Dialogue], num_merges: int) -> BPEToken
 
 
 def streams(corpus: Corpus, tok: BPETokenizer, recipe: Recipe) -> tuple[Stream, Stream]:
-    """Step 3 for the training dialogues (seed) and the validation ones (seed + 1)."""
+    """Step 3 for the training dialogues (seed) and the validation ones (`val_stream`)."""
     r = recipe
-    return (encode_stream(corpus.train, tok, r.seed, r.p_open, r.p_join),
-            encode_stream(corpus.val, tok, r.seed + 1, r.p_open, r.p_join))  # fmt: skip
+    return encode_stream(corpus.train, tok, r.seed, r.p_open, r.p_join), val_stream(corpus, tok, r)
+
+
+def val_stream(corpus: Corpus, tok: BPETokenizer, recipe: Recipe) -> Stream:
+    """Step 3 for the validation dialogues alone (seed + 1): what a validation loss reads."""
+    return encode_stream(corpus.val, tok, recipe.seed + 1, recipe.p_open, recipe.p_join)
 
 
 def prepare(recipe: Recipe) -> tuple[Corpus, BPETokenizer, Stream, Stream]:

@@ -54,7 +54,7 @@ from grader.i18n import Text, as_text, tr
 from grader.results import CheckResult, Status
 from grader.sandbox.outcome import CallOutcome, Outcome
 from grader.sandbox.session import Session
-from grader.spec import Forbidden, HintArg, Lab, Name, TestFn, TestSpec, hint_levels
+from grader.spec import Call, Forbidden, HintArg, Lab, Name, Raised, TestFn, TestSpec, hint_levels
 from grader.views import strided
 
 __all__ = [
@@ -90,33 +90,6 @@ def _hinted(method: _M) -> _M:
             self._hint = None
 
     return cast(_M, wrapper)
-
-
-@dataclass
-class Call:
-    """A student call that returned: its value and its arguments as they were afterwards."""
-
-    name: str
-    value: Any
-    args: list[Any]
-    kwargs: dict[str, Any]
-    output: str
-    seconds: float
-    counts: dict[str, int] = field(default_factory=dict)
-
-
-@dataclass
-class Raised:
-    """What `t.raises` saw: true when the expected exception was raised.
-
-    `args` are the arguments as they were after the call (check "unchanged on error").
-    """
-
-    ok: bool
-    args: list[Any] = field(default_factory=list)
-
-    def __bool__(self) -> bool:
-        return self.ok
 
 
 class Abort(Exception):
@@ -262,17 +235,7 @@ class TestContext:
         """
         limits = self._limits(name, timeout)
         out = self.session.map(name, list(calls), return_args=return_args, **limits)
-        self._saw(out)
-        if out.kind is Outcome.FORBIDDEN:
-            self._stop(name, out, None)
-        if not out.ok:
-            status, line = abort_line(name, out)
-            index = out.error.index
-            if status is not Status.TODO and index is not None and index < len(calls):
-                args = ", ".join(brief(a) for a in calls[index])
-                line.name = line.name + tr(f"（输入 {args}）", f" (input {args})")
-            raise Abort(status, line)
-        values = out.value if isinstance(out.value, list) else []
+        values = self._mapped(name, out, lambda i: calls[i] if i < len(calls) else None)
         if not return_args:
             after: list[Any] = [[] for _ in values]
         else:
@@ -281,6 +244,41 @@ class TestContext:
             Call(name, v, list(a), {}, out.output, out.seconds / max(len(values), 1))
             for v, a in zip(values, after, strict=True)
         ]
+
+    def map_seeded(
+        self,
+        name: str,
+        args: tuple[Any, ...],
+        seed: tuple[int, ...],
+        n: int,
+        timeout: float | None = None,
+    ) -> list[Call]:
+        """`map` of ``name(*args, Seeded((*seed, i)))`` for i < n, ``return_args=False``: the
+        same values and report, but the arguments are sent once and the sandbox builds
+        each generator, so a sweep of thousands of draws costs no encoding per call."""
+        out = self.session.map_seeded(name, args, seed, n, **self._limits(name, timeout))
+        values = self._mapped(name, out, lambda i: (*args, Seeded((*seed, i))) if i < n else None)
+        return [
+            Call(name, v, [], {}, out.output, out.seconds / max(len(values), 1)) for v in values
+        ]
+
+    def _mapped(
+        self, name: str, out: CallOutcome, call: Callable[[int], tuple[Any, ...] | None]
+    ) -> list[Any]:
+        """The values of a sweep that returned; otherwise end the test, naming the input
+        (`call` gives the arguments of the i-th call) of the call that did not return."""
+        self._saw(out)
+        if out.kind is Outcome.FORBIDDEN:
+            self._stop(name, out, None)
+        if not out.ok:
+            status, line = abort_line(name, out)
+            index = out.error.index
+            failed = call(index) if status is not Status.TODO and index is not None else None
+            if failed is not None:
+                args = ", ".join(brief(a) for a in failed)
+                line.name = line.name + tr(f"（输入 {args}）", f" (input {args})")
+            raise Abort(status, line)
+        return out.value if isinstance(out.value, list) else []
 
     def method(self, handle: Handle, name: str, *args: Any, **kwargs: Any) -> Call:
         """Call method `name` of an object that lives in the sandbox."""

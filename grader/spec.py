@@ -2,8 +2,9 @@
 
 A `Lab` holds `TestSpec`s in the order they are declared, each with its prerequisites,
 limits, points and hints; `grader.runner` runs them, and `grader.dsl` (the check language,
-which re-exports everything here) records what each test's checks find. What it does not
-do: call student code, or judge anything.
+which re-exports everything here) records what each test's checks find; `Call` and
+`Raised` are what a test's calls give it back. What it does not do: call student code, or
+judge anything.
 
 Example:
     >>> lab = Lab("lab04", "多头自注意力", "Multi-head self-attention")
@@ -14,13 +15,23 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from grader.i18n import Text, as_text
 
-__all__ = ["Forbidden", "HintArg", "Lab", "Name", "TestFn", "TestSpec", "hint_levels"]
+__all__ = [
+    "Call",
+    "Forbidden",
+    "HintArg",
+    "Lab",
+    "Name",
+    "Raised",
+    "TestFn",
+    "TestSpec",
+    "hint_levels",
+]
 
 Name = Text | str | tuple[str, str]
 TestFn = Callable[[Any], Any]  # a test: takes the `grader.dsl.TestContext` it runs with
@@ -134,3 +145,30 @@ class Lab:
         self.forbidden[student_fn] = Forbidden(
             (old.targets if old else ()) + tuple(targets), as_text(why)
         )
+
+
+@dataclass
+class Call:
+    """A student call that returned: its value and its arguments as they were afterwards."""
+
+    name: str
+    value: Any
+    args: list[Any]
+    kwargs: dict[str, Any]
+    output: str
+    seconds: float
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class Raised:
+    """What `t.raises` saw: true when the expected exception was raised.
+
+    `args` are the arguments as they were after the call (check "unchanged on error").
+    """
+
+    ok: bool
+    args: list[Any] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return self.ok

@@ -353,6 +353,28 @@ def test_load_refuses_garbage_and_another_vocabulary(tmp_path: Path) -> None:
         BPETokenizer.load(tmp_path / "missing.json")
 
 
+def test_load_reads_a_rewritten_file_afresh(tmp_path: Path) -> None:
+    """Reading the same unchanged file again skips its checks; any rewrite is read anew,
+    even one of the same size, and a rewrite that breaks the file is refused."""
+    path = tmp_path / "v.json"
+    first = BPETokenizer([(108, 109)])
+    first.save(path)
+    size = path.stat().st_size
+    assert BPETokenizer.load(path) == first
+    BPETokenizer.load(path)._merges.append((4, 5))  # a caller's copy, not the stored one
+    assert BPETokenizer.load(path) == first
+    other = BPETokenizer([(109, 108)])
+    other.save(path)
+    assert path.stat().st_size == size  # same size, same path: still read afresh
+    assert BPETokenizer.load(path) == other
+    broken = path.read_text(encoding="utf-8").replace(
+        '"fingerprint": "sha256:', '"fingerprint": "sha256:0'
+    )
+    path.write_text(broken, encoding="utf-8")
+    with pytest.raises(ValueError, match="field 'fingerprint' must be"):
+        BPETokenizer.load(path)
+
+
 _TRAINED = BPETokenizer.train(TEXT, 120)
 
 

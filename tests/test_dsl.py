@@ -330,11 +330,23 @@ def test_a_sweep_without_arguments_still_names_the_input(tmp_path: Path, sandbox
     def unlucky(t: TestContext) -> None:
         t.map("pick", [(x, Seeded((5, i))) for i in range(200)], return_args=False)
 
+    @lab.test("seeded", "seeded")
+    def seeded(t: TestContext) -> None:
+        got = t.map_seeded("pick", (x,), (5,), first_unlucky)
+        t.equal(("draws", "draws"), [c.value for c in got], [pick(i) for i in range(len(got))])
+        t.map_seeded("pick", (x,), (5,), 200)
+
     result = run(lab, source, tmp_path, sandbox)
-    assert statuses(result) == {"sweep": Status.PASS, "unlucky": Status.ERROR}
+    assert statuses(result) == {
+        "sweep": Status.PASS,
+        "unlucky": Status.ERROR,
+        "seeded": Status.ERROR,
+    }
     assert seen == [[]] * 50
-    line = result.tests[1].checks[-1].name.en
-    assert f"(input Tensor[2], default_rng([5, {first_unlucky}]))" in line
+    for test in result.tests[1:]:  # the same line for the same failed call, either way
+        assert test.checks[0].status is Status.PASS or test.id == "unlucky"
+        line = test.checks[-1].name.en
+        assert f"(input Tensor[2], default_rng([5, {first_unlucky}]))" in line
 
 
 def test_a_timeout_shows_the_tests_hint(tmp_path: Path, sandbox: Sandbox) -> None:

@@ -848,3 +848,44 @@ def test_a_sweep_can_leave_its_arguments_in_the_child(sandbox: Sandbox, tmp_path
         want = [n + np.random.default_rng([801, i]).random() for i, n in enumerate((1, 2, 3))]
         assert kept.value == want and dropped.value == want
         session.close()
+
+
+def test_a_seeded_sweep_is_the_map_of_its_seeded_calls(sandbox: Sandbox, tmp_path: Path) -> None:
+    """`map_seeded` sends the arguments once; the values are those of `map` with a
+    `Seeded((*seed, i))` per call (the same Tensor object each time), on both backends."""
+    import numpy as np
+
+    from framework import tensor_from
+    from grader.codec import Seeded
+    from grader.sandbox.inline import InlineSandbox
+
+    for box in (sandbox, InlineSandbox()):
+        session = box.session(str(write_student(tmp_path, SWEEP)))
+        x, y = (tensor_from(np.zeros(3, np.float32)) for _ in range(2))
+        mapped = session.map("draw", [(x, Seeded((801, 7, i))) for i in range(5)])
+        seeded = session.map_seeded("draw", (y,), (801, 7), 5)
+        assert seeded.kind is Outcome.OK and seeded.args == []
+        assert seeded.value == mapped.value and len(set(seeded.value)) == 5
+        assert session.map_seeded("draw", (y,), (801, 7), 0).value == []
+        with pytest.raises(ValueError, match="0 to 1000000 calls"):
+            session.map_seeded("draw", (y,), (801,), -1)
+        with pytest.raises(ValueError, match="bad seed prefix"):
+            session.map_seeded("draw", (y,), tuple(range(8)), 3)  # 9 integers with i
+        session.close()
+
+
+def test_the_child_refuses_a_malformed_seeded_sweep() -> None:
+    from grader.codec import CodecError
+    from grader.sandbox.worker import _seeded
+
+    good = {"calls": [[1.0]], "seed": [3], "repeat": 2}
+    assert _seeded(good) == ([1.0], [3], 2)
+    for bad, match in [
+        ({**good, "calls": [[1.0], [2.0]]}, "exactly one argument list"),
+        ({**good, "repeat": True}, "0 to 1000000 calls"),
+        ({**good, "repeat": 10**7}, "0 to 1000000 calls"),
+        ({**good, "seed": [-1]}, "a seed is"),
+        ({**good, "seed": ["3"]}, "a seed is"),
+    ]:
+        with pytest.raises(CodecError, match=match):
+            _seeded(bad)

@@ -40,6 +40,8 @@ from framework.shipped_train import (
     dialogue_text,
     encode_stream,
     exact_match,
+    streams,
+    val_stream,
 )
 
 
@@ -257,3 +259,14 @@ def test_encode_stream_starts_dialogues_with_bos_and_joins_some() -> None:
     assert np.array_equal(ids, again)
     text = tok.decode(ids.tolist(), keep_tags=True)
     assert "?\n<|end|>\n<|assistant|>" in text and "?\n<|assistant|>" in text
+
+
+def test_the_validation_stream_alone_is_the_one_of_both_streams() -> None:
+    from framework.corpus import Corpus
+
+    tok, recipe = BPETokenizer(), Recipe(seed=3)
+    corpus = Corpus([SUM, HELLO] * 5, [HELLO, SUM] * 7, [], [], [], frozenset())
+    (train_ids, _), both = streams(corpus, tok, recipe)
+    alone = val_stream(corpus, tok, recipe)
+    assert all(np.array_equal(a, b) for a, b in zip(both, alone, strict=True))
+    assert not np.array_equal(train_ids, alone[0])  # the other dialogues, the other seed

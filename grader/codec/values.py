@@ -28,6 +28,7 @@ __all__ = [
     "ALLOWED_KINDS",
     "MAX_DEPTH",
     "MAX_ENTROPY",
+    "MAX_REPEAT",
     "Build",
     "CodecError",
     "Handle",
@@ -40,6 +41,7 @@ __all__ = [
 ALLOWED_KINDS = frozenset("biuf")  # numpy dtype kinds: bool, signed, unsigned, float
 MAX_DEPTH = 64  # nesting of one value, and dimensions of one array
 MAX_ENTROPY = 8  # integers of one `Seeded` (SeedSequence hashes each: bounded work)
+MAX_REPEAT = 1_000_000  # calls of one seeded sweep (`Session.map_seeded`)
 _PCG64_MAX = 2**128
 
 

@@ -29,6 +29,7 @@ refuses with a `PackError`.
 
 from __future__ import annotations
 
+import compileall
 import os
 import re
 import shutil
@@ -89,6 +90,7 @@ $(STAMP): pyproject.toml
 \t@echo "setting up $(VENV) (first run only) ..."
 \t@$(PYTHON) -m venv $(VENV)
 \t@$(BIN)/python -m pip install --disable-pip-version-check -e '.[test]'
+\t-@$(BIN)/python -m compileall -q framework grader labs > /dev/null
 \t@touch $(STAMP)
 \t@echo "$(VENV) is ready"
 
@@ -356,7 +358,8 @@ def _hidden_names(edition: Path, source: Path) -> list[str]:
 
 def _light_venv(root: Path) -> None:
     """A `.venv` in `root` that imports the copy's own framework/grader (first on the path)
-    and this interpreter's third-party packages, with the `minillm` script `make` runs."""
+    and this interpreter's third-party packages, with the `minillm` script `make` runs,
+    and the copy's bytecode: what `make setup` leaves."""
     env = root / ".venv"
     venv.EnvBuilder(with_pip=False, symlinks=os.name != "nt").create(env)
     py = f"python{sys.version_info.major}.{sys.version_info.minor}"
@@ -369,6 +372,9 @@ def _light_venv(root: Path) -> None:
         encoding="utf-8",
     )
     script.chmod(0o755)
+    for part in ("framework", "grader", "labs"):  # the bytecode `make setup` writes
+        if (root / part).is_dir():
+            compileall.compile_dir(root / part, quiet=2)
     (env / ".installed").touch()  # after pyproject.toml was copied: make sees setup as done
 
 

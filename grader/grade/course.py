@@ -60,7 +60,7 @@ def copy_course(source: Path, run_dir: Path, lab_ids: Sequence[str]) -> Course:
     mk = source / "labs" / "lab.mk"
     if mk.is_file():
         shutil.copyfile(mk, root / "labs" / "lab.mk")
-    compileall.compile_dir(root, quiet=2, workers=0)  # one process per CPU: the run waits for it
+    compileall.compile_dir(root, quiet=2)  # in this process: a pool costs more CPU than it saves
     _readable(root)
     return Course(root, private, tuple(lab_ids))
 

@@ -102,7 +102,7 @@ def recorded_validation(
     from framework.bpe_tokenizer import BPETokenizer
     from framework.corpus import build_corpus
     from framework.shipped import meta_path, read_meta
-    from framework.shipped_train import Recipe, streams
+    from framework.shipped_train import Recipe, val_stream
 
     if not meta_path(model_path).is_file() or not isinstance(tok, BPETokenizer):
         return None
@@ -120,7 +120,7 @@ def recorded_validation(
         return None  # a sidecar that says nothing usable: eval measures its own way
     made = Recipe(seed=int(seed or 0), p_open=float(shares[0]), p_join=float(shares[1]))
     corpus = course_corpus() if made.seed == 0 else build_corpus(seed=made.seed)
-    _, (val_ids, val_starts) = streams(corpus, tok, made)
+    val_ids, val_starts = val_stream(corpus, tok, made)
     recorded = meta.get("val_loss")
     return (
         val_ids,

@@ -22,7 +22,7 @@ from grader import codec
 from grader.sandbox import worker
 from grader.sandbox.limits import DEFAULT_LIMITS, Limits
 from grader.sandbox.outcome import CallOutcome, Outcome, exc_info
-from grader.sandbox.session import _outcome
+from grader.sandbox.session import _outcome, seeded_request
 from grader.sandbox.stackdump import StackDump
 from grader.sandbox.studentcode import describe_exception, import_student
 
@@ -94,6 +94,18 @@ class InlineSession:
         req: dict[str, Any] = {"op": "map", "name": name, "calls": [list(c) for c in calls]}
         req.update(forbid=list(forbid), args=return_args)
         return self._request(req)
+
+    def map_seeded(
+        self,
+        name: str,
+        args: tuple[Any, ...],
+        seed: tuple[int, ...],
+        n: int,
+        timeout: float | None = None,
+        forbid: tuple[str, ...] = (),
+        output: int | None = None,
+    ) -> CallOutcome:
+        return self._request(seeded_request(name, args, seed, n, forbid))
 
     def getattr(self, target: codec.Handle, name: str, timeout: float | None = None) -> CallOutcome:
         return self._request({"op": "getattr", "target": target, "name": name})

@@ -24,6 +24,8 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from grader import codec
+from grader.codec.values import MAX_REPEAT
+from grader.codec.values import entropy as codec_entropy
 from grader.sandbox.channel import Child
 from grader.sandbox.limits import Limits, dump_time
 from grader.sandbox.outcome import CallOutcome, ExcInfo, Outcome, exc_info, frames_of
@@ -46,6 +48,26 @@ class Spawner(Protocol):
     def spawn(self, student_path: str) -> Child: ...
 
     def reap(self, child: Child) -> int | None: ...
+
+
+def seeded_request(
+    name: str, args: tuple[Any, ...], seed: tuple[int, ...], n: int, forbid: tuple[str, ...]
+) -> dict[str, Any]:
+    """The request of a seeded sweep (see `Session.map_seeded`), its seed and count checked.
+
+    Raises:
+        ValueError: a count below 0 or above the child's limit, or a seed that is not 0 to
+            7 integers in [0, 2**128) (the last of at most 8 is the call's index).
+    """
+    if type(n) is not int or not 0 <= n <= MAX_REPEAT:
+        raise ValueError(f"a seeded sweep makes 0 to {MAX_REPEAT} calls, not {n!r}")
+    try:
+        codec_entropy([*seed, 0])
+    except codec.CodecError as e:
+        raise ValueError(f"bad seed prefix {seed!r}: {e}") from None
+    req: dict[str, Any] = {"op": "map", "name": name, "calls": [list(args)], "args": False}
+    req.update(seed=list(seed), repeat=n, forbid=list(forbid))
+    return req
 
 
 class Session:
@@ -167,6 +189,21 @@ class Session:
         req: dict[str, Any] = {"op": "map", "name": name, "calls": [list(c) for c in calls]}
         req.update(forbid=list(forbid), args=return_args)
         return self._request(req, timeout, name, output)
+
+    def map_seeded(
+        self,
+        name: str,
+        args: tuple[Any, ...],
+        seed: tuple[int, ...],
+        n: int,
+        timeout: float | None = None,
+        forbid: tuple[str, ...] = (),
+        output: int | None = None,
+    ) -> CallOutcome:
+        """`map` of ``name(*args, rng_i)`` for i < n in one round trip, where the child
+        builds ``rng_i = default_rng([*seed, i])``: the arguments are sent once. The args
+        are not sent back. Same outcome as `map` of the n tuples with `Seeded` last."""
+        return self._request(seeded_request(name, args, seed, n, forbid), timeout, name, output)
 
     def getattr(self, target: codec.Handle, name: str, timeout: float | None = None) -> CallOutcome:
         """Read attribute `name` of an object in the child."""

@@ -71,7 +71,10 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
+import numpy as np
+
 from grader import codec
+from grader.codec.values import MAX_REPEAT, entropy
 from grader.sandbox.counter import CallCounter
 from grader.sandbox.handles import Handles, build
 from grader.sandbox.protocol import recv_frame, send_frame, sync_marker
@@ -187,6 +190,9 @@ def _handle(frame: bytes | bytearray, ctx: _Context) -> Any:
             fn = getattr(ctx.module, req["name"], None)
             if not callable(fn):
                 return _missing(req["name"])
+            if "repeat" in req:  # one argument list, a generator of its own per call
+                args, seed, n = _seeded(req)
+                return _run(ctx, req, traps, lambda: _map_seeded(fn, args, seed, n, ctx))
             keep = req.get("args", True) is not False
             return _run(ctx, req, traps, lambda: _map(fn, req["calls"], ctx, keep))
         if op != "call":
@@ -249,3 +255,26 @@ def _map(fn: Any, calls: list[list[Any]], ctx: _Context, keep: bool = True) -> d
         except BaseException as e:
             return _failure(e, ctx, index=index)
     return {"ok": True, "value": values, "args": calls if keep else []}
+
+
+def _seeded(req: dict[str, Any]) -> tuple[list[Any], list[int], int]:
+    """The argument list, seed prefix and count of a seeded sweep, checked."""
+    calls, seed, n = req["calls"], req["seed"], req["repeat"]
+    if not isinstance(calls, list) or len(calls) != 1 or not isinstance(calls[0], list):
+        raise codec.CodecError("a seeded sweep has exactly one argument list")
+    if type(n) is not int or not 0 <= n <= MAX_REPEAT:
+        raise codec.CodecError(f"a seeded sweep makes 0 to {MAX_REPEAT} calls")
+    return calls[0], entropy([*seed, 0])[:-1], n
+
+
+def _map_seeded(fn: Any, args: list[Any], seed: list[int], n: int, ctx: _Context) -> dict[str, Any]:
+    """``fn(*args, default_rng([*seed, i]))`` for i < n, the same argument objects each
+    time; stop at the first exception. No argument list is sent back."""
+    values = []
+    for index in range(n):
+        rng = np.random.Generator(np.random.PCG64([*seed, index]))  # = default_rng
+        try:
+            values.append(fn(*args, rng))
+        except BaseException as e:
+            return _failure(e, ctx, index=index)
+    return {"ok": True, "value": values, "args": []}

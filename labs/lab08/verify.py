@@ -247,8 +247,8 @@ def _ids(t: TestContext, values: list[Any], v: int) -> np.ndarray | None:
 
 def draws(t: TestContext, fn: str, args: tuple[Any, ...], n: int, seed: int) -> np.ndarray | None:
     """`fn(*args, rng)` n times, each with its own generator default_rng([seed, i])."""
-    calls = [(*args, Seeded((*t.entropy(seed), i))) for i in range(n)]  # built in the sandbox
-    return _ids(t, [c.value for c in t.map(fn, calls, return_args=False)], int(args[0].size))
+    values = [c.value for c in t.map_seeded(fn, args, t.entropy(seed), n)]  # built in the sandbox
+    return _ids(t, values, int(args[0].size))
 
 
 def proportions(
@@ -289,8 +289,7 @@ def proportions(
 
 def reproducible(t: TestContext, fn: str, args: tuple[Any, ...], seed: int) -> None:
     """Two sweeps with identically seeded generators give identical draws."""
-    calls = [(*args, Seeded((*t.entropy(seed), i))) for i in range(40)]
-    runs = [[c.value for c in t.map(fn, calls, return_args=False)] for _ in range(2)]
+    runs = [[c.value for c in t.map_seeded(fn, args, t.entropy(seed), 40)] for _ in range(2)]
     t.check(
         (
             "同样的生成器状态 → 同样的结果（40 个种子，各抽两次）",

@@ -4,7 +4,8 @@ Each process may use its own address-space limit, so eight forks that each fill 
 would use 8 GiB together. Contained where a control group can be made (the run's group caps
 the memory and the number of processes of the whole tree; the grader's memory is untouched)
 and under bubblewrap; an ordinary user without cgroup delegation is capped by RLIMIT_NPROC
-only (reported then).
+only (reported then). The eight forks are made once, in the first call: the later tests'
+calls would only repeat them.
 """
 # verify: contained-with-cgroup
 # grade: contained
@@ -25,7 +26,13 @@ def _fill():
         pass
 
 
+_forked = []
+
+
 def attention_scores(q, k, scale):
+    if _forked:  # once per process: the later tests' calls add nothing to the attack
+        raise NotImplementedError("lab04: ATTACK forked already")
+    _forked.append(True)
     kids = []
     for _ in range(8):
         try:
