@@ -53,6 +53,7 @@ from pathlib import Path
 from grader.course.handout_skeleton import layout_problems
 from grader.labs import LabInfo, all_labs, course_root, load_lab, resolve_lab
 from grader.render.lab import render_lines, render_plain
+from grader.results import LabResult
 from grader.runner import run_tests
 from grader.sandbox.client import Sandbox
 
@@ -240,6 +241,7 @@ def _fence(lines: list[str], after: int, indent: str, lang: str) -> _Fence | Non
 def _course_copy(info: LabInfo, impl: Path) -> Iterator[Path]:
     """A throwaway copy of the lab's folder at labs/<id>/ with `impl` as its student.py, and
     `.venv` pointing at the running interpreter's environment, as a student's checkout has."""
+    _SCRIPT_RUNS.clear()  # what ran in an earlier copy
     with tempfile.TemporaryDirectory(prefix="minillm-handout-") as tmp:
         root = Path(tmp)
         lab_dir = root / "labs" / info.id
@@ -249,8 +251,22 @@ def _course_copy(info: LabInfo, impl: Path) -> Iterator[Path]:
         yield root
 
 
+_SCRIPT_RUNS: dict[tuple[str, str, str], str] = {}  # the outputs in the last course copy
+
+
 def _run_script(bash: str, copy: Path, cwd: str) -> str:
-    """Run a handout's bash block from the folder `cwd` of the course copy; its stdout."""
+    """Run a handout's bash block from the folder `cwd` of the course copy; its stdout.
+
+    Both handouts of a lab give most blocks word for word: in one copy, a block is run
+    once (the blocks write only into folders of their own, so a second run would print
+    the same)."""
+    key = (str(copy), cwd, bash)
+    if key not in _SCRIPT_RUNS:
+        _SCRIPT_RUNS[key] = _run_fresh(bash, copy, cwd)
+    return _SCRIPT_RUNS[key]
+
+
+def _run_fresh(bash: str, copy: Path, cwd: str) -> str:
     work = (copy / cwd).resolve()
     if not work.is_relative_to(copy.resolve()) or not work.is_dir():
         return f"<no such folder in the course: {cwd}>\n"
@@ -273,12 +289,19 @@ def _run_script(bash: str, copy: Path, cwd: str) -> str:
     return proc.stdout
 
 
+_EXCERPT_RUNS: dict[tuple[str, str, bytes, bytes], LabResult] = {}  # the last excerpt's run
+
+
 def _excerpt(info: LabInfo, sandbox: Sandbox, lang: str, opts: dict[str, str]) -> str:
     impl = course_root() / opts.get("impl", "")
     if not impl.is_file():
         return f"<no such implementation: {opts.get('impl')}>\n"
     wanted = {int(n) for n in opts.get("tests", "").split(",") if n.strip().isdigit()}
-    result = run_tests(load_lab(info), impl, sandbox)
+    key = (info.id, str(impl.resolve()), impl.read_bytes(), (info.dir / "verify.py").read_bytes())
+    if key not in _EXCERPT_RUNS:  # both handouts quote the same run, each in its language
+        _EXCERPT_RUNS.clear()
+        _EXCERPT_RUNS[key] = run_tests(load_lab(info), impl, sandbox)
+    result = _EXCERPT_RUNS[key]
     out: list[str] = []
     keep = False
     for line in render_lines(result, lang):
