@@ -169,7 +169,9 @@ def test_a_name_given_then_asked_gets_the_honest_reply() -> None:
 
 
 def test_the_held_out_chat_prompts_are_never_asked_in_training() -> None:
-    c = build_corpus()  # the shipped corpus: every ask of every training dialogue
+    from grader.product.scoring import course_corpus  # build_corpus(), made once per process
+
+    c = course_corpus()  # the shipped corpus: every ask of every training dialogue
     asked = {m[1].rstrip("?？!！。 ~:)").lower() for d in c.train + c.val for m in d.messages
              if m[0] == "user"}  # fmt: skip
     sets = chat_sets()

@@ -71,13 +71,12 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-import numpy as np
-
 from grader import codec
 from grader.codec.values import MAX_REPEAT, entropy
 from grader.sandbox.counter import CallCounter
 from grader.sandbox.handles import Handles, build
 from grader.sandbox.protocol import recv_frame, send_frame, sync_marker
+from grader.sandbox.seeding import generators
 from grader.sandbox.stackdump import StackDump
 from grader.sandbox.studentcode import describe_exception, import_student, is_todo
 from grader.sandbox.traps import Traps
@@ -271,8 +270,7 @@ def _map_seeded(fn: Any, args: list[Any], seed: list[int], n: int, ctx: _Context
     """``fn(*args, default_rng([*seed, i]))`` for i < n, the same argument objects each
     time; stop at the first exception. No argument list is sent back."""
     values = []
-    for index in range(n):
-        rng = np.random.Generator(np.random.PCG64([*seed, index]))  # = default_rng
+    for index, rng in enumerate(generators(seed, n)):  # = default_rng([*seed, index])
         try:
             values.append(fn(*args, rng))
         except BaseException as e:
