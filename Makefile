@@ -2,6 +2,7 @@
 #   make test LAB=lab04   verify one lab (sets up .venv on first use)
 #   make hint LAB=lab04 [T=n] [L=level]   its hints (as make hint in labs/lab04)
 #   make check            the project's own tests + ruff + mypy + the import contracts
+#   make bytecode         the course's .pyc files (setup and pytest write them first)
 #   make bench            benchmarks (on demand): medians, ratios, then one table of every goal
 #   make train            train the default chat model (minutes; writes minillm-default.*)
 #   make handouts         rewrite the TASK.md output blocks from real grader runs

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -119,6 +120,9 @@ def test_a_stub_that_passes_is_found_by_running_the_lab(
     from grader.course.pack import _light_venv
 
     _light_venv(out)
+    for source in [*(out / "framework").glob("*.py"), out / "grader" / "dsl.py"]:
+        cached = Path(importlib.util.cache_from_source(str(source)))
+        assert cached.is_file(), f"the venv made as by make setup has no bytecode: {cached}"
     problems = _run_labs(out, labs, lambda _: None)
     assert any("did not end as for stubs" in p for p in problems), problems
 
