@@ -72,10 +72,12 @@ def run_lab(
     lab: Lab | None = None,
     *,
     seed: int | None = None,
+    until: Callable[[TestResult], bool] | None = None,
 ) -> LabResult:
-    """Verify `impl` (a student.py) against the lab's checks (`seed`: see `run_tests`)."""
+    """Verify `impl` (a student.py) against the lab's checks (`seed`, `until`: see
+    `run_tests`)."""
     lab = lab or load_lab(info)
-    return run_tests(lab, impl, sandbox, seed=seed)
+    return run_tests(lab, impl, sandbox, seed=seed, until=until)
 
 
 def run_tests(
@@ -86,6 +88,7 @@ def run_tests(
     *,
     seed: int | None = None,
     before: Sequence[TestResult] = (),
+    until: Callable[[TestResult], bool] | None = None,
 ) -> LabResult:
     """Run `lab.tests` in order against `impl`; `on_test` sees the results so far after
     each test (`minillm grade` keeps them, so a run cut short keeps what finished).
@@ -94,6 +97,9 @@ def run_tests(
     `before` are the results of the lab's first tests, run earlier in another sandbox
     (`minillm grade` runs the hidden tests in a sandbox of their own): only the tests after
     them run here, numbered on from them, and they count as prerequisites.
+    `until`: the run stops after the first test it is true for, and the result holds the
+    tests up to that one (a test's result depends only on those before it, so each is what
+    the whole run gives it): `minillm hint` needs no more.
 
     Raises:
         Interrupted: the run was stopped (Ctrl-C, or SIGTERM under
@@ -132,6 +138,8 @@ def run_tests(
             by_id[spec.id] = test
             if on_test is not None:
                 on_test(list(results))
+            if until is not None and until(test):
+                break
     except KeyboardInterrupt as e:
         stop = e if isinstance(e, Interrupted) else Interrupted()
         stop.result = _interrupted(lab, impl, sandbox, start, results, stop.signum)

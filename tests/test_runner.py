@@ -89,6 +89,19 @@ def test_statuses_and_reasons(student: Path, sandbox: Sandbox) -> None:
     assert "ZeroDivisionError" in bug.message.en  # type: ignore[union-attr]
 
 
+def test_until_ends_the_run_after_the_first_test_it_holds_for(
+    student: Path, sandbox: Sandbox
+) -> None:
+    full = run_tests(make_lab(), student, sandbox)
+    cut = run_tests(make_lab(), student, sandbox, until=lambda t: t.status is not Status.PASS)
+    assert [t.id for t in cut.tests] == ["passes", "fails"]
+    assert [(t.status, t.checks) for t in cut.tests] == [
+        (t.status, t.checks) for t in full.tests[:2]
+    ]
+    third = run_tests(make_lab(), student, sandbox, until=lambda t: t.number == 3)
+    assert [t.status for t in third.tests] == [Status.PASS, Status.FAIL, Status.TODO]
+
+
 def test_a_failed_check_does_not_stop_the_test_and_prints_the_seed(
     student: Path, sandbox: Sandbox
 ) -> None:

@@ -80,6 +80,32 @@ def test_status_reuses_results_until_a_file_changes(course: Path) -> None:
     assert "Next: lab02" in proc.stdout
 
 
+def test_hint_runs_no_test_after_the_one_it_shows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test's result depends only on the tests before it: `hint` stops there."""
+    from click.testing import CliRunner
+
+    import grader.runner
+    from grader.cli import cli
+
+    ran: list[str] = []
+    real = grader.runner.run_one
+
+    def counted(spec, *args, **kwargs):  # type: ignore[no-untyped-def]
+        ran.append(spec.id)
+        return real(spec, *args, **kwargs)
+
+    monkeypatch.setattr(grader.runner, "run_one", counted)
+    ids = [s.id for s in load_lab(resolve_lab("lab04")).tests]
+    shown = CliRunner().invoke(cli, ["hint", "lab04", ids[2], "--lang", "en"])  # the stub
+    assert shown.exit_code == 0, shown.output
+    assert ran == ids[:3] and shown.output.startswith("[TEST 3] ")
+    ran.clear()
+    first = CliRunner().invoke(cli, ["hint", "lab04", "--lang", "en"])
+    assert first.exit_code == 0 and ran == ids[:1] and first.output.startswith("[TEST 1] ")
+    wrong = CliRunner().invoke(cli, ["hint", "lab04", "99", "--lang", "en"])
+    assert wrong.exit_code == 2 and f"1 ({ids[0]})" in wrong.output
+
+
 def test_a_failing_check_shows_its_hint(course: Path) -> None:
     student = course / "labs" / "lab04" / "student.py"
     text = (course / "solutions" / "lab04" / "student.py").read_text(encoding="utf-8")

@@ -5,6 +5,9 @@ report shows the first under a failing check; this command shows as many levels 
 
     minillm hint lab04            # the first test that does not pass: hint 1
     minillm hint lab04 6 -l 2     # test 6: hints 1 and 2
+
+It runs the lab's tests up to the one it shows and no further: a test's result depends only
+on the tests before it, so the hints are those a full `verify` would give.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ def hint(lab: str, test: str | None, level: int, lang: Lang | None) -> None:
     """Show hints for LAB's first failing test (or TEST: its number or id)."""
     from grader.labs import UnknownLab, load_lab, resolve_lab
     from grader.render.term import prepare
-    from grader.results import Status
+    from grader.results import Status, TestResult
     from grader.runner import run_lab
     from grader.sandbox.client import Sandbox
 
@@ -40,14 +43,21 @@ def hint(lab: str, test: str | None, level: int, lang: Lang | None) -> None:
     except UnknownLab as e:
         raise click.UsageError(str(e)) from None
     spec_lab = load_lab(info)
-    with Sandbox() as sandbox:
-        result = run_lab(info, info.student, sandbox, spec_lab)
     specs = {s.id: s for s in spec_lab.tests}
-    if test is not None:
-        chosen_test = next((t for t in result.tests if test in (t.id, str(t.number))), None)
-        if chosen_test is None:
-            names = ", ".join(f"{t.number} ({t.id})" for t in result.tests)
-            raise click.UsageError(f"{info.id} has no test {test!r}; its tests: {names}")
+    numbered = list(enumerate(spec_lab.tests, 1))
+    wanted = next((n for n, s in numbered if test in (s.id, str(n))), None)
+    if test is not None and wanted is None:
+        names = ", ".join(f"{n} ({s.id})" for n, s in numbered)
+        raise click.UsageError(f"{info.id} has no test {test!r}; its tests: {names}")
+
+    def enough(t: TestResult) -> bool:  # the tests after the one shown are not run
+        return t.number == wanted if wanted is not None else t.status is not Status.PASS
+
+    with Sandbox() as sandbox:
+        result = run_lab(info, info.student, sandbox, spec_lab, until=enough)
+    chosen_test: TestResult | None
+    if wanted is not None:
+        chosen_test = next(t for t in result.tests if t.number == wanted)
     else:
         chosen_test = next((t for t in result.tests if t.status is not Status.PASS), None)
         if chosen_test is None:
