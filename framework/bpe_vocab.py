@@ -180,13 +180,14 @@ def read_vocab(path: str | os.PathLike[str], expected_fingerprint: str | None = 
         ValueError: if it is not exactly such a file (see the module docstring).
     """
     where = repr(os.fspath(path))
+    global _READ
     with open(path, "rb") as f:
         raw = f.read()
     if _READ is not None and _READ[0] == raw:
         merges, found = _READ[1], _READ[2]
     else:
         merges, found = _read_checked(raw, where)
-    _remember(raw, merges, found)
+        _READ = (raw, merges, found)
     if expected_fingerprint is not None and found != expected_fingerprint:
         raise ValueError(
             f"{where} is not the vocabulary this model was trained with: its fingerprint is "
@@ -198,11 +199,6 @@ def read_vocab(path: str | os.PathLike[str], expected_fingerprint: str | None = 
 # The bytes of the last file that passed every check, with its merges and fingerprint: the
 # same content read again (each check of a lab loads the shipped vocabulary) skips them.
 _READ: tuple[bytes, tuple[Pair, ...], str] | None = None
-
-
-def _remember(raw: bytes, merges: tuple[Pair, ...], found: str) -> None:
-    global _READ
-    _READ = (raw, merges, found)
 
 
 def _read_checked(raw: bytes, where: str) -> tuple[tuple[Pair, ...], str]:

@@ -850,16 +850,19 @@ def test_a_sweep_can_leave_its_arguments_in_the_child(sandbox: Sandbox, tmp_path
         session.close()
 
 
-def test_a_seeded_sweep_is_the_map_of_its_seeded_calls(sandbox: Sandbox, tmp_path: Path) -> None:
+def test_a_seeded_sweep_is_the_map_of_its_seeded_calls(
+    any_sandbox: Sandbox, tmp_path: Path
+) -> None:
     """`map_seeded` sends the arguments once; the values are those of `map` with a
-    `Seeded((*seed, i))` per call (the same Tensor object each time), on both backends."""
+    `Seeded((*seed, i))` per call (the same Tensor object each time), on every backend
+    (fork, spawn: the default on macOS and Windows) and in-process."""
     import numpy as np
 
     from framework import tensor_from
     from grader.codec import Seeded
     from grader.sandbox.inline import InlineSandbox
 
-    for box in (sandbox, InlineSandbox()):
+    for box in (any_sandbox, InlineSandbox()):
         session = box.session(str(write_student(tmp_path, SWEEP)))
         x, y = (tensor_from(np.zeros(3, np.float32)) for _ in range(2))
         mapped = session.map("draw", [(x, Seeded((801, 7, i))) for i in range(5)])
