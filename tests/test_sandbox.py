@@ -642,6 +642,38 @@ def test_the_output_cap_can_be_raised_per_call(sandbox: Sandbox, tmp_path: Path)
     session.close()
 
 
+def test_a_raised_cap_holds_however_late_the_grader_goes_on(
+    sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The grader thread is slow to go on after sending: on the spawn backend the output
+    thread has read the whole print by then, and must have kept it with this call's cap."""
+    import grader.sandbox.session as session_module
+
+    def send_then_stall(conn: socket.socket, frame: bytes) -> None:
+        send_frame(conn, frame)
+        time.sleep(0.3)
+
+    student = write_student(tmp_path, "def loud(n):\n    print('x' * n)\n    return n\n")
+    session = sandbox.session(str(student))
+    assert session.ensure() is None
+    monkeypatch.setattr(session_module, "send_frame", send_then_stall)
+    out = session.call("loud", 100_000, output=200_000)
+    assert out.kind is Outcome.OK and len(out.output) == 100_001
+    session.close()
+
+
+def test_the_sandbox_output_cap_holds_for_what_the_import_prints(
+    backend: str, tmp_path: Path
+) -> None:
+    source = "print('x' * 100_000)\nraise ValueError('after the print')\n"
+    student = write_student(tmp_path, source)
+    with Sandbox(Limits(output=200_000), backend=backend) as sb:
+        session = sb.session(str(student))
+        out = session.ensure()
+    assert out is not None and out.kind is Outcome.IMPORT
+    assert out.output.count("x") == 100_000
+
+
 def test_sessions_share_nothing_but_the_sandbox(sandbox: Sandbox, tmp_path: Path) -> None:
     student = write_student(tmp_path, HANDLES)
     one, two = sandbox.session(str(student)), sandbox.session(str(student))

@@ -29,13 +29,14 @@ __all__ = ["Child", "Output", "PipeOutput", "PumpOutput"]
 class Output:
     """The output of one child, counted and capped call by call."""
 
-    def __init__(self) -> None:
-        self.cap = 64 * 1024
+    def __init__(self, cap: int = 64 * 1024) -> None:
+        self.cap = cap  # until `begin`: the cap on what the child prints as it imports
         self.kept = bytearray()
         self.total = 0
 
     def begin(self, cap: int) -> None:
-        """Start counting a new call's output; keep at most `cap` bytes of it."""
+        """Keep at most `cap` bytes of the next call's output. Called before its request is
+        sent: from then on, what the child prints belongs to that call."""
         self.cap = cap
 
     def _take(self, chunk: bytes | bytearray) -> None:
@@ -73,8 +74,8 @@ class Output:
 class PipeOutput(Output):
     """A non-blocking pipe that the caller selects on."""
 
-    def __init__(self, fd: int) -> None:
-        super().__init__()
+    def __init__(self, fd: int, cap: int = 64 * 1024) -> None:
+        super().__init__(cap)
         os.set_blocking(fd, False)
         self._fd: int | None = fd
 
@@ -116,8 +117,8 @@ class PumpOutput(Output):
 
     _CARRY = len(SYNC_PREFIX) + 24  # a marker split across two reads
 
-    def __init__(self, fd: int) -> None:
-        super().__init__()
+    def __init__(self, fd: int, cap: int = 64 * 1024) -> None:
+        super().__init__(cap)
         self._fd = fd
         self._cond = threading.Condition()
         self._marks: dict[int, tuple[bytes, int]] = {}
@@ -171,6 +172,10 @@ class PumpOutput(Output):
         else:
             self._take(data)
             self._carry = b""
+
+    def begin(self, cap: int) -> None:
+        with self._cond:  # the pump thread reads the cap as it takes each chunk
+            self.cap = cap
 
     def collect(self, seq: int | None, wait: float) -> tuple[bytes, int]:
         deadline = time.monotonic() + wait

@@ -116,6 +116,7 @@ class Sandbox:
             "gen": self._gen,
             "traceback": os.path.join(self._root, f"stack-{self._gen}.txt"),
             "import_dump_at": dump_time(self.limits.timeout),
+            "output": self.limits.output,  # the cap on the import's output (the grader's)
             **self._cpu_fallback(),
         }
 

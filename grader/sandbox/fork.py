@@ -170,7 +170,8 @@ class ForkBackend:
             traceback = str(setup["traceback"])
             if self._launcher is not None and self._proc is not None:
                 host, traceback = self._launcher.locate(self._proc, pid, traceback)
-            child = Child(pid, conn, PipeOutput(out), int(setup["gen"]), traceback, host_pid=host)
+            output = PipeOutput(out, int(setup.get("output") or 64 * 1024))
+            child = Child(pid, conn, output, int(setup["gen"]), traceback, host_pid=host)
             self._spare.setdefault(path, []).append((child, setup["stamp"]))
 
     def reap(self, child: Child) -> int | None:

@@ -241,6 +241,10 @@ class Session:
             frame = codec.dumps(req)
         except codec.CodecError as e:  # the grader's request: never the student's doing
             return CallOutcome(Outcome.HARNESS, exc=ExcInfo("CodecError", str(e)))
+        cap = limits.output if output is None else output
+        # The cap is set before the request leaves: on the spawn backend a thread reads the
+        # output, and it may take the new call's first bytes before this thread goes on.
+        self._child.output.begin(cap)
         try:
             self._child.conn.settimeout(limit)
             send_frame(self._child.conn, frame)
@@ -248,7 +252,7 @@ class Session:
             return self._timeout_outcome(self._stuck(limit), cut, key)
         except OSError:
             return self._crashed(CallOutcome(Outcome.CRASH))
-        out = self._exchange(req, limit, limits.output if output is None else output)
+        out = self._exchange(req, limit, cap)
         if out.kind is Outcome.TIMEOUT:
             out = self._timeout_outcome(out, cut, key)
         elif out.kind is Outcome.OVERFLOW:
@@ -263,7 +267,6 @@ class Session:
         assert child is not None
         conn, output = child.conn, child.output
         reader = FrameReader(codec.DEFAULT_BUDGET.frame)
-        output.begin(cap)
         start = time.monotonic()
         deadline = start + limit
         conn.setblocking(False)
