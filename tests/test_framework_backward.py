@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from framework import GPTModel, ModelConfig, init_weights, tiny_config
+from framework.backward import _max_keys
 from framework.gpt import GPTWeights, gpt_backward, gpt_forward
 
 TINY = ModelConfig(11, 8, 2, 2, 16, 8)  # V, H, heads, layers, F, max_seq_len
@@ -136,3 +139,20 @@ def test_inference_batch_keeps_nothing_and_gives_the_same_logits() -> None:
     np.testing.assert_array_equal(light, kept)
     with pytest.raises(RuntimeError, match="forward_batch"):
         model.backward(np.ones_like(kept))  # nothing was kept for it
+
+
+@given(
+    keys=st.integers(1, 70),
+    queries=st.integers(1, 5),
+    seed=st.integers(0, 2**32 - 1),
+)
+@settings(max_examples=60, deadline=None)
+def test_the_folded_max_over_keys_is_numpys_max(keys: int, queries: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    p = rng.standard_normal((2, 3, keys, queries)).astype(np.float32)
+    p[0, 1, rng.integers(keys)] = -1e9  # a masked row
+    before = p.copy()
+    fold = np.full((2, 3, (keys + 1) // 2, queries), np.nan, np.float32)
+    got = _max_keys(p, fold)
+    assert np.array_equal(got, p.max(axis=-2, keepdims=True))
+    assert np.array_equal(p, before)  # the scores are only read
