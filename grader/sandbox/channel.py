@@ -20,7 +20,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from grader.sandbox.limits import DUMP_SIGNAL, kill_tree
+from grader.sandbox.limits import DEFAULT_LIMITS, DUMP_SIGNAL, kill_tree
 from grader.sandbox.protocol import SYNC_PREFIX
 
 __all__ = ["Child", "Output", "PipeOutput", "PumpOutput"]
@@ -29,7 +29,7 @@ __all__ = ["Child", "Output", "PipeOutput", "PumpOutput"]
 class Output:
     """The output of one child, counted and capped call by call."""
 
-    def __init__(self, cap: int = 64 * 1024) -> None:
+    def __init__(self, cap: int = DEFAULT_LIMITS.output) -> None:
         self.cap = cap  # until `begin`: the cap on what the child prints as it imports
         self.kept = bytearray()
         self.total = 0
@@ -74,7 +74,7 @@ class Output:
 class PipeOutput(Output):
     """A non-blocking pipe that the caller selects on."""
 
-    def __init__(self, fd: int, cap: int = 64 * 1024) -> None:
+    def __init__(self, fd: int, cap: int = DEFAULT_LIMITS.output) -> None:
         super().__init__(cap)
         os.set_blocking(fd, False)
         self._fd: int | None = fd
@@ -117,7 +117,7 @@ class PumpOutput(Output):
 
     _CARRY = len(SYNC_PREFIX) + 24  # a marker split across two reads
 
-    def __init__(self, fd: int, cap: int = 64 * 1024) -> None:
+    def __init__(self, fd: int, cap: int = DEFAULT_LIMITS.output) -> None:
         super().__init__(cap)
         self._fd = fd
         self._cond = threading.Condition()

@@ -170,7 +170,7 @@ class ForkBackend:
             traceback = str(setup["traceback"])
             if self._launcher is not None and self._proc is not None:
                 host, traceback = self._launcher.locate(self._proc, pid, traceback)
-            output = PipeOutput(out, int(setup.get("output") or 64 * 1024))
+            output = PipeOutput(out, int(setup["output"]))
             child = Child(pid, conn, output, int(setup["gen"]), traceback, host_pid=host)
             self._spare.setdefault(path, []).append((child, setup["stamp"]))
 

@@ -77,7 +77,7 @@ class SpawnBackend:
         child = Child(
             fresh.proc.pid,
             conn,
-            PumpOutput(out, int(setup.get("output") or 64 * 1024)),
+            PumpOutput(out, int(setup["output"])),
             int(setup["gen"]),
             str(setup.get("traceback", "")),
             fresh.proc,
