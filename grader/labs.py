@@ -8,8 +8,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.dsl import Lab
 from grader.errors import GraderError
+from grader.spec import Lab
 
 __all__ = [
     "LabInfo",

@@ -27,9 +27,9 @@ import traceback
 from collections.abc import Iterable
 from pathlib import Path
 
-from grader.dsl import Lab
 from grader.errors import GraderError
 from grader.labs import LabInfo, load_lab
+from grader.spec import Lab
 
 __all__ = [
     "HiddenChecksError",

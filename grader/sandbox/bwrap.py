@@ -19,7 +19,7 @@ import shutil
 import socket
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
@@ -233,17 +233,18 @@ class BwrapLauncher:
         self,
         course: Path,
         student_dirs: Sequence[Path],
-        join_group: Callable[[int], bool] | None,
         hide: Sequence[Path] = (),
     ) -> None:
         self.course = course
         self.student_dirs = list(student_dirs)
-        self.join_group = join_group
         self.hide = list(hide)
 
     def launch(self) -> Zygote:
         """A zygote under bwrap: the one `prestart_verify` started if it fits, else a new
-        one (which enters the run's control group before bwrap forks)."""
+        one. The caller puts it into the run's control group (`IsolatedSandbox`) before its
+        first spawn command: it forks nothing before that, and whatever bwrap forked by then
+        is found and moved with it. No code runs between fork and exec here, so the
+        interpreter starts bwrap with vfork, not with a copy of this (large) process."""
         early = take_prestarted(self.course, self.student_dirs)
         if early is not None:
             return early
@@ -251,12 +252,6 @@ class BwrapLauncher:
         argv = [sys.executable, "-m", "grader.sandbox.zygote", str(child.fileno())]
         env = _sandbox_env(self.course)
         cmd = bwrap_command(self.course, self.student_dirs, argv, env=env, hide=self.hide)
-        join = self.join_group
-
-        def enter_group() -> None:  # in the new process, before bwrap forks anything
-            if join is not None:
-                join(os.getpid())
-
         proc = subprocess.Popen(
             cmd,
             pass_fds=(child.fileno(),),
@@ -264,7 +259,6 @@ class BwrapLauncher:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
-            preexec_fn=enter_group if join is not None else None,
         )
         child.close()
         return proc, parent
@@ -323,7 +317,7 @@ def prestart_verify(argv: Sequence[str], root: Path) -> None:
         dirs.append(root / "solutions" / f"lab{int(m.group(1)):02d}")
     dirs = [d for d in dirs if d.is_dir()]
     try:
-        _prestarted = (root, dirs, BwrapLauncher(root, dirs, None).launch())
+        _prestarted = (root, dirs, BwrapLauncher(root, dirs).launch())
     except OSError:
         _prestarted = None
 

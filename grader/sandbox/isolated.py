@@ -63,15 +63,16 @@ class IsolatedSandbox(Sandbox):
         super().__init__(limits, backend="fork")
         self.backend = "bwrap"
         self.course = course
-        launcher = BwrapLauncher(course, student_dirs, self._join_group, hide)
+        launcher = BwrapLauncher(course, student_dirs, hide)
         self._impl = ForkBackend(self._setup, self._adopt_tree, launcher)
 
     def _join_group(self, pid: int) -> bool:
         return self.group is not None and self.group.add(pid)
 
     def _adopt_tree(self, pid: int) -> None:
-        """Put bwrap and what it started into the run's group (a zygote started early,
-        before the group existed, has forked no child yet)."""
+        """Put bwrap and what it started into the run's group, before the first spawn
+        command: the zygote forks no child before it. A process is moved before its
+        children are listed, so a child forked meanwhile is either listed or born inside."""
         todo = [pid]
         while todo:
             here = todo.pop()

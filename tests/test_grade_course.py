@@ -1,0 +1,73 @@
+"""The course copy a grading run stands on (`grader.grade.course`): what it compiles.
+
+Sandboxes cannot write bytecode, so a module of the copy that was not compiled is compiled
+again in every sandbox that imports it. The copy compiles only what a graded run imports
+(`RUN_PACKAGES`); these tests import everything the run's processes do, from a real copy, and
+check that each such module has its bytecode.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from grader.grade.course import copy_course
+from grader.labs import all_labs
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# What the worker, the zygote, its children and the labs' checks import: the entry points of
+# each process, every framework module (the student's code may import any), every lab's
+# checks with their hidden tests.
+_IMPORT_ALL = """
+import importlib, json, pkgutil, sys
+from pathlib import Path
+import grader.grade.worker, grader.grade.backends, grader.grade.run, grader.grade.wire
+import grader.sandbox.zygote, grader.sandbox.worker, grader.sandbox.child
+import grader.sandbox.spawn, grader.sandbox.stackdump
+import framework
+for m in pkgutil.walk_packages(framework.__path__, "framework."):
+    importlib.import_module(m.name)
+from grader.grade.checks import load_graded_lab
+from grader.labs import LabInfo
+root, private = Path.cwd(), Path(sys.argv[1])
+for lab in sorted((root / "labs").iterdir()):
+    if (lab / "verify.py").is_file():
+        load_graded_lab(LabInfo(lab.name, lab), solutions=private)
+print(json.dumps(sorted(
+    m.__file__ for m in list(sys.modules.values())
+    if getattr(m, "__file__", None) and m.__file__.startswith(str(root))
+)))
+"""
+
+
+def test_the_copy_compiles_every_module_a_graded_run_imports(tmp_path: Path) -> None:
+    labs = tuple(info.id for info in all_labs())
+    course = copy_course(ROOT, tmp_path, labs)
+    done = subprocess.run(
+        [sys.executable, "-E", "-B", "-c", _IMPORT_ALL, str(course.private)],
+        cwd=course.root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    imported = [Path(p) for p in json.loads(done.stdout)]
+    assert len(imported) > 100, imported  # the run's own modules were found in the copy
+    missing = [
+        str(p.relative_to(course.root))
+        for p in imported
+        if not Path(importlib.util.cache_from_source(str(p))).is_file()
+    ]
+    assert missing == [], f"imported by a graded run but not compiled: {missing}"
+
+
+def test_the_copy_leaves_the_tools_a_run_never_imports_uncompiled(tmp_path: Path) -> None:
+    course = copy_course(ROOT, tmp_path, ("lab04",))
+    tool = course.root / "grader" / "commands" / "grade.py"
+    assert tool.is_file()
+    assert not Path(importlib.util.cache_from_source(str(tool))).exists()
+    kept = course.root / "grader" / "sandbox" / "worker.py"
+    assert Path(importlib.util.cache_from_source(str(kept))).is_file()
