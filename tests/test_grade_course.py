@@ -71,3 +71,19 @@ def test_the_copy_leaves_the_tools_a_run_never_imports_uncompiled(tmp_path: Path
     assert not Path(importlib.util.cache_from_source(str(tool))).exists()
     kept = course.root / "grader" / "sandbox" / "worker.py"
     assert Path(importlib.util.cache_from_source(str(kept))).is_file()
+
+
+def test_a_grade_without_a_terminal_never_loads_the_progress_bar() -> None:
+    # the batch's process draws no bar when no terminal watches, and pays nothing for it
+    script = (
+        "import sys\n"
+        "from grader.commands.grade import _Progress\n"
+        "from grader.results import BatchResult\n"
+        "with _Progress(1) as p:\n"
+        "    p.update(BatchResult(['lab04'], total=1))\n"
+        "print('rich.progress' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert done.stdout.strip() == "False", done.stdout + done.stderr

@@ -21,6 +21,7 @@ from grader.grade.run import GradeJob
 from grader.grade.submission import (
     MAX_FILE,
     SubmissionError,
+    Taken,
     function_lines,
     read_submission,
 )
@@ -155,6 +156,24 @@ def test_function_lines_of_odd_sources() -> None:
     assert function_lines("def a():\n    pass\n\n\nasync def b():\n    pass\n") == {"a": 1, "b": 5}
     assert function_lines("def (:\n") == {}
     assert function_lines("(" * 500 + ")" * 500) == {}
+
+
+def test_a_submissions_functions_are_parsed_once_however_often_it_is_reported(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import grader.grade.submission as submission
+
+    parsed: list[str] = []
+
+    def counting(source: str) -> dict[str, int]:
+        parsed.append(source)
+        return function_lines(source)
+
+    monkeypatch.setattr(submission, "function_lines", counting)
+    taken = Taken("alice", "/x", "dir", files={"lab04": "def f():\n    pass\n"})
+    for _ in range(5):  # the batch reports a growing result again and again
+        assert taken.functions == {"lab04": {"f": 1}}
+    assert parsed == ["def f():\n    pass\n"]
 
 
 def lab_result() -> LabResult:

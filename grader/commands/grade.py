@@ -398,6 +398,8 @@ class _Progress:
         return self
 
     def update(self, batch: object) -> None:
+        if self.bar is None:  # silent: not even rich is imported
+            return
         from rich.progress import Progress, TaskID
 
         from grader.results import BatchResult
@@ -410,6 +412,8 @@ class _Progress:
         self.bar.update(TaskID(task), completed=done, description=", ".join(running[:3]))
 
     def __exit__(self, *exc: object) -> None:
+        if self.bar is None:
+            return
         from rich.progress import Progress
 
         if isinstance(self.bar, Progress):

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import ast
 import errno
+import functools
 import os
 import re
 import stat
@@ -109,6 +110,11 @@ class Taken:
     date: Commit | None = None
     late: list[Commit] = field(default_factory=list)
     on_time: bool = True
+
+    @functools.cached_property
+    def functions(self) -> dict[str, dict[str, int]]:
+        """lab id → `function_lines` of its file: parsed once, not at every report."""
+        return {lab: function_lines(text) for lab, text in self.files.items()}
 
 
 def student_path(lab_id: str) -> str:

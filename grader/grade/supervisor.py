@@ -36,7 +36,6 @@ from grader.grade.run import GradeJob, GradeOptions
 from grader.grade.submission import (
     SubmissionError,
     Taken,
-    function_lines,
     read_submission,
     student_path,
 )
@@ -371,7 +370,7 @@ class Supervisor:
                 )
                 result.note_zh = f"工作区的 {where} 和提交不一样：评的是提交里的版本"
             result.files = {lab: student_path(lab) for lab in self.labs}
-            result.functions = {lab: function_lines(text) for lab, text in taken.files.items()}
+            result.functions = dict(taken.functions)
         apply(result, state.term)
         return result
 
