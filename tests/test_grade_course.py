@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from grader.grade.course import copy_course
 from grader.labs import all_labs
 
@@ -87,3 +89,70 @@ def test_a_grade_without_a_terminal_never_loads_the_progress_bar() -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT
     )
     assert done.stdout.strip() == "False", done.stdout + done.stderr
+
+
+class _FakeZygote:
+    """A zygote as `BwrapLauncher.launch` returns it: (process, control socket)."""
+
+    def __init__(self) -> None:
+        self.ended = False
+
+    def close(self) -> None:  # the control socket
+        self.ended = True
+
+    def wait(self) -> int:  # the process
+        return 0
+
+
+def test_a_prestarted_zygote_serves_only_a_sandbox_with_the_same_mounts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import grader.sandbox.bwrap as bwrap
+
+    started: list[tuple[list[Path], list[Path]]] = []
+
+    def launch(self: bwrap.BwrapLauncher) -> tuple[_FakeZygote, _FakeZygote]:
+        started.append((self.student_dirs, self.hide))
+        z = _FakeZygote()
+        return z, z
+
+    monkeypatch.setattr(bwrap, "_bwrap", lambda: "/usr/bin/bwrap")
+    monkeypatch.setattr(bwrap.sys, "platform", "linux")
+    monkeypatch.setattr(bwrap.BwrapLauncher, "launch", launch)
+    monkeypatch.setattr(bwrap, "_prestarted", None)
+    lab, results = tmp_path / "sub" / "labs" / "lab04", tmp_path / "results"
+
+    bwrap.prestart(tmp_path, [lab], [results])
+    assert started == [([lab], [results])]
+    assert bwrap.take_prestarted(tmp_path, [lab], []) is None  # it would show the results
+    assert bwrap._prestarted is None  # ended, not kept for another sandbox
+
+    bwrap.prestart(tmp_path, [lab], [results])
+    assert bwrap.take_prestarted(tmp_path, [tmp_path / "other"], [results]) is None
+    bwrap.prestart(tmp_path, [lab], [results])
+    got = bwrap.take_prestarted(tmp_path, [lab], [results])
+    assert got is not None and not got[1].ended
+    assert bwrap.take_prestarted(tmp_path, [lab], [results]) is None  # handed out once
+
+
+def test_the_worker_prestarts_its_first_labs_sandbox_from_the_job(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import grader.sandbox.bwrap as bwrap
+    from grader.grade.run import GradeJob
+    from grader.grade.worker import _prestart_first_lab
+
+    calls: list[tuple[Path, list[Path], list[Path]]] = []
+    monkeypatch.setattr(bwrap, "prestart", lambda r, d, h=(): calls.append((r, list(d), list(h))))
+    job = GradeJob(tmp_path / "c", tmp_path / "p", tmp_path / "w", ("lab05", "lab06"),
+                   hide=(tmp_path / "out",))  # fmt: skip
+    job_file = tmp_path / "job.json"
+    job_file.write_text(job.dumps(), encoding="utf-8")
+    _prestart_first_lab(job_file)
+    # exactly the folder and hidden folders IsolatedBackend gives the first lab's sandbox
+    assert calls == [(job.course, [job.student("lab05").parent], list(job.hide))]
+
+    job_file.write_text('{"labs": []}', encoding="utf-8")
+    _prestart_first_lab(job_file)  # nothing to start, and nothing raised: main reports it
+    _prestart_first_lab(tmp_path / "missing.json")
+    assert len(calls) == 1

@@ -49,6 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     adopt_orphans()  # a process the submission orphaned ends with this worker
     isolated = len(args) > 1 and args[1] != "none"
     harden_imports(from_source=not isolated)  # without isolation, the copy is writable
+    if len(args) > 1 and args[1] == "bwrap":
+        _prestart_first_lab(Path(args[0]))
     try:
         from grader.grade.backends import backend_for
         from grader.grade.run import GradeJob
@@ -73,6 +75,22 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     emit({"done": True})
     return 0
+
+
+def _prestart_first_lab(job_file: Path) -> None:
+    """Start the first lab's isolated zygote now, so that it warms up while this process
+    imports the grader and numpy: the backend's first sandbox, made with the same course,
+    folder and hidden folders, takes it (`grader.sandbox.bwrap.prestart`)."""
+    from grader.grade.submission import student_path
+    from grader.sandbox.bwrap import prestart
+
+    try:
+        job = json.loads(job_file.read_text(encoding="utf-8"))
+        course, work, first = Path(job["course"]), Path(job["work"]), str(job["labs"][0])
+        hide = [Path(p) for p in job.get("hide", [])]
+    except (OSError, ValueError, LookupError, TypeError):
+        return  # read again below, where what is wrong with it is reported
+    prestart(course, [(work / student_path(first)).parent], hide)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ __all__ = [
     "BwrapLauncher",
     "bwrap_command",
     "namespaces",
+    "prestart",
     "prestart_verify",
     "take_prestarted",
     "unavailable",
@@ -245,7 +246,7 @@ class BwrapLauncher:
         first spawn command: it forks nothing before that, and whatever bwrap forked by then
         is found and moved with it. No code runs between fork and exec here, so the
         interpreter starts bwrap with vfork, not with a copy of this (large) process."""
-        early = take_prestarted(self.course, self.student_dirs)
+        early = take_prestarted(self.course, self.student_dirs, self.hide)
         if early is not None:
             return early
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -283,7 +284,7 @@ class BwrapLauncher:
         return None, ""
 
 
-_prestarted: tuple[Path, list[Path], Zygote] | None = None
+_prestarted: tuple[Path, list[Path], list[Path], Zygote] | None = None
 _LAB = re.compile(r"(?:lab)?0*(\d{1,2})", re.IGNORECASE)
 _VALUED = frozenset({"--impl", "--json", "--lang", "--seed"})
 
@@ -315,26 +316,45 @@ def prestart_verify(argv: Sequence[str], root: Path) -> None:
         if m is None:
             return
         dirs.append(root / "solutions" / f"lab{int(m.group(1)):02d}")
-    dirs = [d for d in dirs if d.is_dir()]
+    prestart(root, [d for d in dirs if d.is_dir()])
+
+
+def prestart(root: Path, dirs: Sequence[Path], hide: Sequence[Path] = ()) -> None:
+    """Start the isolated zygote of a sandbox that will read the course at `root` and the
+    folders `dirs`, hiding `hide`, so that it warms up while the caller imports the rest:
+    the first sandbox made with the same course, folders and hidden folders takes it
+    (`take_prestarted`). For ``verify --isolated`` (`prestart_verify`) and the grade
+    worker's first lab. Does nothing where bwrap is missing or one was started already."""
+    global _prestarted
+    if _prestarted is not None or _bwrap() is None or not sys.platform.startswith("linux"):
+        return
     try:
-        _prestarted = (root, dirs, BwrapLauncher(root, dirs).launch())
+        _prestarted = (root, list(dirs), list(hide), BwrapLauncher(root, dirs, hide).launch())
     except OSError:
         _prestarted = None
 
 
-def take_prestarted(course: Path, student_dirs: Sequence[Path]) -> Zygote | None:
-    """The zygote `prestart_verify` started, once, if it reads `course` and every folder
-    of `student_dirs`; None otherwise (a zygote that does not fit is ended)."""
+def take_prestarted(
+    course: Path, student_dirs: Sequence[Path], hide: Sequence[Path] = ()
+) -> Zygote | None:
+    """The zygote `prestart` started, once, if it reads `course` and every folder of
+    `student_dirs` and hides exactly `hide`; None otherwise (a zygote that does not fit is
+    ended)."""
     global _prestarted
     if _prestarted is None:
         return None
-    root, dirs, zygote = _prestarted
+    root, dirs, hidden, zygote = _prestarted
     _prestarted = None
 
     def covered(folder: Path) -> bool:
         return any(folder == d or d in folder.parents for d in dirs)
 
-    if root.resolve() == course.resolve() and all(covered(Path(d)) for d in student_dirs):
+    same_hide = [Path(h).resolve() for h in hidden] == [Path(h).resolve() for h in hide]
+    if (
+        root.resolve() == course.resolve()
+        and all(covered(Path(d)) for d in student_dirs)
+        and same_hide
+    ):
         return zygote
     proc, ctl = zygote
     ctl.close()  # the zygote ends once its control socket closes
