@@ -44,6 +44,7 @@ import signal
 import socketserver
 import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -125,6 +126,7 @@ class ChatServer(socketserver.ThreadingTCPServer):
         if config is not None:
             service.config = config
         self._lock = threading.Lock()
+        self._ended = threading.Condition(self._lock)  # a connection's thread ended
         self._conns: dict[Any, _Conn] = {}  # by socket: every connection with a thread
         super().__init__((service.config.host, service.config.port), _Handler)
         try:
@@ -212,9 +214,28 @@ class ChatServer(socketserver.ThreadingTCPServer):
         finally:
             with self._lock:
                 self._conns.pop(request, None)
+                self._ended.notify_all()
+
+    def drain(self, seconds: float) -> bool:
+        """Once serving stopped: close the idle connections (and those still sending a
+        head), and give every request being read or answered up to `seconds` to finish,
+        its response and its log line. Whether every connection's thread ended."""
+        deadline = time.monotonic() + seconds
+        with self._ended:
+            while self._conns:
+                for conn in self._conns.values():  # again and again: an answered request's
+                    conn.reader.evict()  # connection turns idle after its response
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._ended.wait(min(left, 0.05))
+            return True
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         print(f"error with a client at {client_address}", file=sys.stderr)
+
+
+DRAIN_SECONDS = 5.0  # how long a stopping server lets the requests in flight finish
 
 
 def serve(server: ChatServer, on_ready: Callable[[str], object] | None = None) -> None:
@@ -241,4 +262,5 @@ def serve(server: ChatServer, on_ready: Callable[[str], object] | None = None) -
         server.service.stopping.set()
         for sig, handler in old.items():
             signal.signal(sig, handler)
+        server.drain(DRAIN_SECONDS)
         server.server_close()

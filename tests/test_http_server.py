@@ -323,3 +323,31 @@ def test_one_line_is_logged_per_request() -> None:
     # two lines is the order in which two threads finished: not part of the contract
     first, second = sorted(lines, key=lambda line: "/nope" in line)
     assert '"GET /health" 200' in first and '"GET /nope" 404' in second
+
+
+def test_a_stopping_server_lets_the_request_in_flight_finish_and_closes_idle_ones() -> None:
+    logged: list[str] = []
+    in_log, release = threading.Event(), threading.Event()
+
+    def slow_log(line: str) -> None:  # a request's last step is its log line
+        if "/v1/models" in line:  # the request in flight: it waits here
+            in_log.set()
+            release.wait(10)
+        logged.append(line)
+
+    with running() as server:
+        server.service.log = slow_log
+        idle = socket.create_connection(("127.0.0.1", port_of(server)), timeout=5)
+        idle.sendall(f"GET /health HTTP/1.1\r\n{host(server)}\r\n".encode())
+        assert b" 200 " in idle.recv(65536)  # answered; the connection stays open, idle
+        busy = threading.Thread(target=lambda: request(server, "GET", "/v1/models"))
+        busy.start()
+        assert in_log.wait(10)
+        server.service.stopping.set()
+        assert server.drain(0.2) is False  # a request is still being finished
+        assert idle.recv(1) == b""  # the idle connection was closed, not waited for
+        release.set()
+        assert server.drain(10) is True
+        assert any('"GET /v1/models" 200' in line for line in logged), logged
+        busy.join(10)
+        idle.close()
