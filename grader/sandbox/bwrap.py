@@ -1,8 +1,9 @@
 """Bubblewrap: the command line that isolates the sandbox's zygote, and its launcher.
 
 The how of `grader.sandbox.isolated` (which says why and what), with nothing but the standard
-library imported, so that `minillm verify --isolated` can start the isolated zygote at the
-very beginning of a run (`prestart`), while the grader imports the rest of itself.
+library imported, so that `minillm verify --isolated` and the grade worker can start the
+isolated zygote at the very beginning of a run (`prestart`), while the grader imports the
+rest of itself.
 
 `bwrap_command` builds the command line; `BwrapLauncher` starts the zygote with it and,
 as the fork backend's `Launcher`, finds the zygote's children from outside: the pids the
@@ -241,8 +242,8 @@ class BwrapLauncher:
         self.hide = list(hide)
 
     def launch(self) -> Zygote:
-        """A zygote under bwrap: the one `prestart_verify` started if it fits, else a new
-        one. The caller puts it into the run's control group (`IsolatedSandbox`) before its
+        """A zygote under bwrap: the one `prestart` started if it fits, else a new one.
+        The caller puts it into the run's control group (`IsolatedSandbox`) before its
         first spawn command: it forks nothing before that, and whatever bwrap forked by then
         is found and moved with it. No code runs between fork and exec here, so the
         interpreter starts bwrap with vfork, not with a copy of this (large) process."""
