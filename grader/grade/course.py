@@ -31,7 +31,7 @@ _SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", "student.py", "*
 # What a graded run imports from the copy (the worker, its sandboxes, the student's code and
 # the labs' checks): the framework, the labs, grader/'s own modules and these packages. The
 # rest of grader/ (commands, reports, course tools: 40% of its files) is never imported there,
-# so it is not compiled: that is a third of the copy's time, on the way to the first lab.
+# so it is not compiled: two thirds of the compiling, on the way to the first lab.
 RUN_PACKAGES = ("framework", "labs", "grader/codec", "grader/diagnose", "grader/grade",
                 "grader/sandbox")  # fmt: skip
 
