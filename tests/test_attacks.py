@@ -28,6 +28,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -574,12 +575,19 @@ def test_a_scratch_folder_that_stays_is_a_note_in_the_report(
     assert "note: could not remove" in done.output, done.output
 
 
-def test_a_module_changed_after_student_code_started_is_not_imported(tmp_path: Path) -> None:
+@pytest.mark.parametrize("clock", ["as it is", "files stamped a second behind"])
+def test_a_module_changed_after_student_code_started_is_not_imported(
+    tmp_path: Path, clock: str
+) -> None:
+    # a kernel may stamp files from a clock a tick behind time.time(): here, as if by a
+    # second, a file written after student code started must still count as changed
+    behind = "_now = time.time; time.time = lambda: _now() + 1.0" if clock != "as it is" else ""
     script = f"""
 import sys, time
 sys.path.insert(0, {str(tmp_path)!r})
 open({str(tmp_path / "early.py")!r}, "w").write("X = 1")
 time.sleep(0.05)
+{behind}
 from grader.sandbox import guard
 guard.harden_imports()
 guard.preload()
@@ -594,6 +602,23 @@ except ImportError as e:
         [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60
     )
     assert "refused:" in done.stdout and "late.py changed" in done.stdout, done
+    assert "early.py" not in done.stdout  # written before: imported
+
+
+def test_without_a_writable_temp_folder_the_file_clock_is_taken_a_tick_early(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from grader.sandbox import guard
+
+    def no_temp(*a: object, **k: object) -> tuple[int, str]:
+        raise PermissionError("read-only")
+
+    monkeypatch.setattr(guard.tempfile, "mkstemp", no_temp)
+    monkeypatch.setattr(guard.time, "time", lambda: 1000.0)
+    assert guard._file_clock_now() == 1000.0 - guard._TICK
+    monkeypatch.undo()
+    before = time.time()
+    assert before - 1.0 < guard._file_clock_now() <= time.time()  # a file made now
 
 
 # -- the isolated sandbox (trust level 2) ---------------------------------------------------

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from grader.grade.course import copy_course
+import grader.grade.course as course_mod
+from grader.grade.course import RunFolder, copy_course, start_copy
 from grader.labs import all_labs
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,6 +31,7 @@ import importlib, json, pkgutil, sys
 from pathlib import Path
 import grader.grade.worker, grader.grade.backends, grader.grade.run, grader.grade.wire
 import grader.sandbox.zygote, grader.sandbox.worker, grader.sandbox.child
+import grader.sandbox.client, grader.sandbox.isolated, grader.sandbox.uidlevel  # the backends'
 import grader.sandbox.spawn, grader.sandbox.stackdump
 import framework
 for m in pkgutil.walk_packages(framework.__path__, "framework."):
@@ -46,9 +49,13 @@ print(json.dumps(sorted(
 """
 
 
-def test_the_copy_compiles_every_module_a_graded_run_imports(tmp_path: Path) -> None:
+@pytest.mark.parametrize("how", ["at once", "beside a compiler"])
+def test_the_copy_compiles_every_module_a_graded_run_imports(tmp_path: Path, how: str) -> None:
     labs = tuple(info.id for info in all_labs())
-    course = copy_course(ROOT, tmp_path, labs)
+    if how == "at once":
+        course = copy_course(ROOT, tmp_path, labs)
+    else:  # as a batch does: the compiler runs while this process loads, then both finish
+        course = start_copy(ROOT, tmp_path, labs).wait()
     done = subprocess.run(
         [sys.executable, "-E", "-B", "-c", _IMPORT_ALL, str(course.private)],
         cwd=course.root,
@@ -73,6 +80,119 @@ def test_the_copy_leaves_the_tools_a_run_never_imports_uncompiled(tmp_path: Path
     assert not Path(importlib.util.cache_from_source(str(tool))).exists()
     kept = course.root / "grader" / "sandbox" / "worker.py"
     assert Path(importlib.util.cache_from_source(str(kept))).is_file()
+
+
+def _compiled(root: Path) -> list[str]:
+    sources = course_mod._sources(root)
+    return [s for s in sources if Path(importlib.util.cache_from_source(str(root / s))).is_file()]
+
+
+@pytest.mark.parametrize("compiler", ["fails", "cannot start"])
+def test_what_the_compiler_leaves_undone_this_process_compiles(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compiler: str
+) -> None:
+    def broken(root: Path) -> subprocess.Popen[bytes] | None:
+        if compiler == "cannot start":
+            return None
+        return subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])
+
+    monkeypatch.setattr(course_mod, "_start_compiler", broken)
+    pending = start_copy(ROOT, tmp_path, ("lab04",))
+    root = pending.files.root
+    assert _compiled(root) == []  # nothing compiled yet: the files are there to be read
+    assert (root / "labs" / "lab04" / "verify.py").is_file()
+    pending.wait()
+    assert _compiled(root) == course_mod._sources(root)
+
+
+def test_the_batch_and_its_compiler_share_the_compiling(tmp_path: Path) -> None:
+    pending = start_copy(ROOT, tmp_path, ("lab04",))
+    assert pending._compiler is not None
+    pending._compiler.wait()  # the compiler alone: it compiles every module, in order
+    root = pending.files.root
+    assert _compiled(root) == course_mod._sources(root)
+    stamps = {s: os.stat(importlib.util.cache_from_source(str(root / s))).st_mtime_ns
+              for s in course_mod._sources(root)}  # fmt: skip
+    pending.wait()  # finds everything compiled: writes nothing again
+    again = {s: os.stat(importlib.util.cache_from_source(str(root / s))).st_mtime_ns
+             for s in course_mod._sources(root)}  # fmt: skip
+    assert again == stamps
+
+
+def test_no_worker_starts_before_the_copy_is_compiled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import grader.grade.supervisor as supervisor
+    from grader.grade.batch import grade_batch
+    from grader.grade.run import GradeOptions
+
+    events: list[str] = []
+    real_wait, real_popen = course_mod.PendingCourse.wait, supervisor.subprocess.Popen
+
+    def wait(self: course_mod.PendingCourse) -> course_mod.Course:
+        events.append("compiled")
+        return real_wait(self)
+
+    def popen(cmd: list[str], **kw: object) -> subprocess.Popen[bytes]:
+        events.append(next((k for k in ("compileall", "grader.grade.worker") if k in cmd), "?"))
+        return real_popen(cmd, **kw)  # type: ignore[call-overload, no-any-return]
+
+    monkeypatch.setattr(course_mod.PendingCourse, "wait", wait)
+    monkeypatch.setattr(supervisor.subprocess, "Popen", popen)
+    sub = tmp_path / "sub" / "labs" / "lab04"
+    sub.mkdir(parents=True)
+    (sub / "student.py").write_text((ROOT / "labs" / "lab04" / "student.py").read_text())
+    batch = grade_batch([tmp_path / "sub"], ROOT, GradeOptions(("lab04",)), work_dir=tmp_path)
+    assert batch.submissions[0].error == ""
+    assert events == ["compileall", "compiled", "grader.grade.worker"], events
+
+
+def test_a_run_folder_is_removed_with_its_compiler_stopped(tmp_path: Path) -> None:
+    folder = RunFolder(ROOT, ("lab04",), "none", tmp_path)
+    compiler = folder.course._compiler
+    assert compiler is not None and folder.path.is_dir()
+    folder.close()
+    assert compiler.poll() is not None  # stopped, or done: not left running
+    assert not folder.path.exists()
+
+
+def test_a_run_folder_serves_only_the_batch_it_was_made_for(tmp_path: Path) -> None:
+    from grader.grade.batch import grade_batch
+    from grader.grade.run import GradeOptions
+
+    with RunFolder(ROOT, ("lab04",), "none", tmp_path) as folder:
+        with pytest.raises(ValueError, match="another course, labs or isolation"):
+            grade_batch([], ROOT, GradeOptions(("lab05",)), folder=folder)
+        assert folder.path.is_dir()  # the caller's to remove
+
+
+def test_the_grade_command_can_start_the_copy_before_loading_numpy() -> None:
+    # the copy compiles beside the checks' loading only if choosing the isolation and
+    # starting the copy need none of it
+    script = (
+        "import sys\n"
+        "from grader.grade.backends import choose_isolation\n"
+        "from grader.grade.course import RunFolder\n"
+        "choose_isolation(False)\n"
+        "print(sorted(m for m in ('numpy', 'grader.dsl', 'framework') if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr
+
+
+def test_a_grade_stopped_by_a_usage_error_leaves_no_run_folder(tmp_path: Path) -> None:
+    # the run folder is made before the options are all checked: an error removes it
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "grader", "grade", str(tmp_path), "--no-isolation",
+         "--labs", "lab04", "--late-policy", "penalty:per-day=10%"],
+        capture_output=True, text=True, cwd=ROOT, env=env,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "--late-policy needs --deadline" in done.stderr
+    assert list(tmp_path.glob("minillm-grade-*")) == []
 
 
 def test_a_grade_without_a_terminal_never_loads_the_progress_bar() -> None:

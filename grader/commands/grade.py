@@ -166,95 +166,105 @@ def grade(
 ) -> None:
     """Grade SUBMISSION... (folders, git checkouts or zips) with public and hidden checks."""
     from grader.grade.backends import IsolationUnavailable, choose_isolation
-    from grader.grade.batch import StopEvent, grade_batch, write_atomic
-    from grader.grade.run import GradeOptions
+    from grader.grade.course import RunFolder
     from grader.labs import course_root
-    from grader.render import formats
-    from grader.render.github import render_github_summary
-    from grader.render.gradebook import render_gradebook
     from grader.render.term import prepare
-    from grader.render.text import NOT_ISOLATED
-    from grader.results import BatchResult
 
     stdout = prepare(sys.stdout)
     chosen: Lang = lang or default_lang(getattr(stdout, "encoding", None))
     labs = _labs(labs_spec)
     if not labs:
         raise click.UsageError(f"no labs to grade in {course_root()}")
-    from grader.grade.checks import check_hidden
-
-    if problems := check_hidden(course_root(), labs):  # a broken hidden.py: one line each
-        click.echo("\n".join(problems), err=True)
-        sys.exit(2)
-    term = _term(deadline, late_spec, roster, previous, (only_lab, only_test), labs)
-    submissions = _submissions(submissions, term["roster"], fmt)
-    if fmt == "gradescope" and len(submissions) != 1:
-        raise click.UsageError("--format gradescope grades exactly one submission")
+    unavailable: IsolationUnavailable | None = None
     try:
         backend, _ = choose_isolation(not no_isolation, level)
-    except IsolationUnavailable as e:
-        click.echo(str(e), err=True)
-        sys.exit(2)
-    if backend == "uid":  # the children run as another user: the hidden checks are root's
-        from grader.sandbox.uidlevel import protect
+    except IsolationUnavailable as e:  # said below, once the other options are checked
+        backend, unavailable = "none", e
+    with contextlib.ExitStack() as stack:
+        folder = None
+        if unavailable is None:  # the course copy compiles while the rest of the grader loads
+            folder = stack.enter_context(RunFolder(course_root(), labs, backend))
+        from grader.grade.batch import StopEvent, grade_batch, write_atomic
+        from grader.grade.checks import check_hidden
+        from grader.grade.run import GradeOptions
+        from grader.render import formats
+        from grader.render.github import render_github_summary
+        from grader.render.gradebook import render_gradebook
+        from grader.render.text import NOT_ISOLATED
+        from grader.results import BatchResult
 
-        protect(course_root() / "solutions")
-    to_stdout = out is None or fmt == "github"
-    if backend == "none" and not (to_stdout and fmt in ("text", "github")):
-        click.echo(NOT_ISOLATED[chosen], err=True)
-    renderer = formats()[fmt]
-    if fmt == "gradebook":
-        renderer = functools.partial(render_gradebook, style=gradebook_style)
-    target = None if fmt == "github" else out
+        if problems := check_hidden(course_root(), labs):  # a broken hidden.py: one line each
+            click.echo("\n".join(problems), err=True)
+            sys.exit(2)
+        term = _term(deadline, late_spec, roster, previous, (only_lab, only_test), labs)
+        submissions = _submissions(submissions, term["roster"], fmt)
+        if fmt == "gradescope" and len(submissions) != 1:
+            raise click.UsageError("--format gradescope grades exactly one submission")
+        if unavailable is not None:
+            click.echo(str(unavailable), err=True)
+            sys.exit(2)
+        if backend == "uid":  # the children run as another user: the hidden checks are root's
+            from grader.sandbox.uidlevel import protect
 
-    def write(batch: BatchResult) -> None:
-        if target is not None:
-            write_atomic(target, renderer(batch, chosen))
+            protect(course_root() / "solutions")
+        to_stdout = out is None or fmt == "github"
+        if backend == "none" and not (to_stdout and fmt in ("text", "github")):
+            click.echo(NOT_ISOLATED[chosen], err=True)
+        renderer = formats()[fmt]
+        if fmt == "gradebook":
+            renderer = functools.partial(render_gradebook, style=gradebook_style)
+        target = None if fmt == "github" else out
 
-    results = tuple(p.resolve().parent for p in (out, report) if p is not None)
-    options = GradeOptions(labs, jobs, timeout, backend, seed, results, **term)
-    stop = StopEvent()
-    with _stop_on_signals(stop), _Progress(len(submissions)) as progress:
+        def write(batch: BatchResult) -> None:
+            if target is not None:
+                write_atomic(target, renderer(batch, chosen))
 
-        def changed(batch: BatchResult) -> None:
-            progress.update(batch)
-            write(batch)
+        results = tuple(p.resolve().parent for p in (out, report) if p is not None)
+        options = GradeOptions(labs, jobs, timeout, backend, seed, results, **term)
+        stop = StopEvent()
+        with _stop_on_signals(stop), _Progress(len(submissions)) as progress:
 
-        batch = grade_batch(
-            list(submissions),
-            course_root(),
-            options,
-            on_change=changed,
-            interval=_WRITE_EVERY,
-            stop=stop,
-        )
-    if target is None:
-        stdout.write(renderer(batch, chosen))
-        stdout.flush()
-    if fmt == "github":
-        summary = render_github_summary(batch, chosen)
-        if out is not None:
-            write_atomic(out, summary)
-        step = os.environ.get("GITHUB_STEP_SUMMARY")
-        if step:
-            with open(step, "a", encoding="utf-8") as f:
-                f.write(summary)
-    if report is not None:
-        from grader.render.classreport import render_class_report
+            def changed(batch: BatchResult) -> None:
+                progress.update(batch)
+                write(batch)
 
-        write_atomic(report, render_class_report(batch, chosen))
-    if not batch.complete:
-        graded = batch.finished
-        where = f"; the result is in {out}" if out is not None else ""
-        click.echo(
-            f"minillm grade: stopped by {stop.reason}: {graded} of {len(submissions)} "
-            f"submission(s) graded, the rest marked not graded{where}",
-            err=True,
-        )
-        sys.exit(128 + _SIGNALS.get(stop.reason, signal.SIGTERM))
-    if any(s.error and not s.missing for s in batch.submissions):
-        sys.exit(3)
-    sys.exit(0 if all(s.score == s.max_score for s in batch.submissions) else 1)
+            batch = grade_batch(
+                list(submissions),
+                course_root(),
+                options,
+                on_change=changed,
+                interval=_WRITE_EVERY,
+                stop=stop,
+                folder=folder,
+            )
+        stack.close()  # the run's folder is removed before the reports are written
+        if target is None:
+            stdout.write(renderer(batch, chosen))
+            stdout.flush()
+        if fmt == "github":
+            summary = render_github_summary(batch, chosen)
+            if out is not None:
+                write_atomic(out, summary)
+            step = os.environ.get("GITHUB_STEP_SUMMARY")
+            if step:
+                with open(step, "a", encoding="utf-8") as f:
+                    f.write(summary)
+        if report is not None:
+            from grader.render.classreport import render_class_report
+
+            write_atomic(report, render_class_report(batch, chosen))
+        if not batch.complete:
+            graded = batch.finished
+            where = f"; the result is in {out}" if out is not None else ""
+            click.echo(
+                f"minillm grade: stopped by {stop.reason}: {graded} of {len(submissions)} "
+                f"submission(s) graded, the rest marked not graded{where}",
+                err=True,
+            )
+            sys.exit(128 + _SIGNALS.get(stop.reason, signal.SIGTERM))
+        if any(s.error and not s.missing for s in batch.submissions):
+            sys.exit(3)
+        sys.exit(0 if all(s.score == s.max_score for s in batch.submissions) else 1)
 
 
 def _term(

@@ -15,11 +15,13 @@ makes its backend (in the worker process, `grader.grade.worker`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from grader.errors import GraderError
-from grader.grade.run import Backend, GradeJob, OnResult, run_job
-from grader.sandbox.client import Sandbox
-from grader.sandbox.isolated import IsolatedSandbox
-from grader.sandbox.uidlevel import UidSandbox
+
+if TYPE_CHECKING:  # the grader's own process only chooses a level: it runs no backend
+    from grader.grade.run import Backend, GradeJob, OnResult
+    from grader.sandbox.client import Sandbox
 
 __all__ = [
     "LEVELS",
@@ -39,6 +41,9 @@ class PlainBackend:
     level = "none"
 
     def run(self, job: GradeJob, on_result: OnResult, on_partial: OnResult | None = None) -> None:
+        from grader.grade.run import run_job
+        from grader.sandbox.client import Sandbox
+
         run_job(job, lambda lab_id, hidden: Sandbox(), on_result, on_partial)
 
 
@@ -51,6 +56,9 @@ class IsolatedBackend:
     level = "bwrap"
 
     def run(self, job: GradeJob, on_result: OnResult, on_partial: OnResult | None = None) -> None:
+        from grader.grade.run import run_job
+        from grader.sandbox.isolated import IsolatedSandbox
+
         def sandbox_for(lab_id: str, hidden: bool) -> Sandbox:
             return IsolatedSandbox(job.course, [job.student(lab_id).parent], hide=job.hide)
 
@@ -66,6 +74,9 @@ class UidBackend:
     level = "uid"
 
     def run(self, job: GradeJob, on_result: OnResult, on_partial: OnResult | None = None) -> None:
+        from grader.grade.run import run_job
+        from grader.sandbox.uidlevel import UidSandbox
+
         def sandbox_for(lab_id: str, hidden: bool) -> Sandbox:
             return UidSandbox([job.student(lab_id).parent])
 
@@ -96,11 +107,12 @@ def choose_isolation(wanted: bool, level: str = "auto") -> tuple[str, str]:
     if level not in LEVELS:
         raise ValueError(f"unknown isolation level {level!r} (expected one of {LEVELS})")
     from grader.sandbox.bwrap import unavailable
-    from grader.sandbox.uidlevel import uid_unavailable
 
     no_bwrap = unavailable() if level in ("auto", "bwrap") else "not asked for"
     if no_bwrap is None:
         return "bwrap", ""
+    from grader.sandbox.uidlevel import uid_unavailable
+
     no_uid = uid_unavailable() if level in ("auto", "uid") else "not asked for"
     if no_uid is None:
         return "uid", no_bwrap if level == "auto" else "--isolation uid"

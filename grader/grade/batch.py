@@ -1,7 +1,8 @@
 """Grade many submissions in parallel, each in a worker process of its own.
 
-`grade_batch` copies the course once (`copy_course`), then runs up to `jobs` workers at a
-time (``python -E -B -m grader.grade.worker``, started from the copy). Each worker reports
+`grade_batch` copies the course once, into a `RunFolder` (the copy compiles in a process of
+its own while the batch loads its checks), then runs up to `jobs` workers at a time
+(``python -E -B -m grader.grade.worker``, started from the compiled copy). Each worker reports
 a lab's tests so far after each test, and every lab as it ends; `on_change` sees the
 growing `BatchResult` after each report, so a caller can redraw a progress bar and rewrite
 its result file (`write_atomic`). Nothing a submission does stops the batch: a submission
@@ -25,7 +26,6 @@ from __future__ import annotations
 
 import os
 import queue
-import shutil
 import tempfile
 import threading
 import time
@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from grader.grade.course import copy_course
+from grader.grade.course import RunFolder
 from grader.grade.late import format_time
 from grader.grade.run import GradeOptions
 from grader.grade.supervisor import SubmissionState, Supervisor
@@ -121,19 +121,6 @@ def _join_roster(
     return absent
 
 
-def _traversable(folder: Path) -> Path:
-    """`folder` if every user may pass through it and the folders above it, else the
-    system's ``/tmp`` (a private TMPDIR would lock the uid level's sandboxes out)."""
-    here = folder.resolve()
-    for part in (here, *here.parents):
-        try:
-            if not os.stat(part).st_mode & 0o001:
-                return Path("/tmp")
-        except OSError:
-            return Path("/tmp")
-    return here
-
-
 def grade_batch(
     paths: Sequence[Path],
     source: Path,
@@ -143,6 +130,7 @@ def grade_batch(
     interval: float = 0.25,
     work_dir: Path | None = None,
     stop: StopEvent | None = None,
+    folder: RunFolder | None = None,
 ) -> BatchResult:
     """Grade `paths` against the course at `source`; the final `BatchResult`.
 
@@ -156,14 +144,20 @@ def grade_batch(
         work_dir: where the run's scratch folder goes (default: the system's temp folder).
         stop: when set, the run stops (see the module docstring); the batch then holds
             every submission and `complete` is false.
+        folder: the run's folder, made by the caller for this source, these labs and this
+            isolation, and closed by the caller; by default one is made and removed here.
+
+    Raises:
+        ValueError: `folder` was made for another course, other labs or another isolation.
     """
-    if options.isolation == "uid":  # the sandboxes' users must reach their own folders
-        work_dir = _traversable(work_dir or Path(tempfile.gettempdir()))
-    run_dir = Path(tempfile.mkdtemp(prefix="minillm-grade-", dir=work_dir))
+    own = folder is None
+    if folder is None:
+        folder = RunFolder(source, options.labs, options.isolation, work_dir)
+    made_for = (folder.source, folder.labs, folder.isolation)
+    if made_for != (source, options.labs, options.isolation):
+        raise ValueError("the run folder was made for another course, labs or isolation")
     try:
-        run_dir.chmod(0o711)  # see `copy_course`: only what a sandbox is handed is readable
-        course = copy_course(source, run_dir, options.labs)
-        runner = Supervisor(course, run_dir, options, source)
+        runner = Supervisor(folder.course, folder.path, options, source)
         names = display_names(paths)
         states = [
             SubmissionState(n, str(p), seed=options.seed_of(n))
@@ -204,4 +198,5 @@ def grade_batch(
             on_change(batch)
         return batch
     finally:
-        shutil.rmtree(run_dir, ignore_errors=True)
+        if own:
+            folder.close()

@@ -12,6 +12,11 @@ submission does (to its own files or, without isolation, to the course tree) cha
 later submissions are graded against, and the isolation backend can mount ``course/``
 read-only and leave ``private/`` and the other submissions out. Caches are never copied:
 a planted ``.pyc`` stamped with its source's time would otherwise run in every worker.
+
+Compiling takes most of the copy's time (a fifth of a second for the whole course), so
+`start_copy` copies the files and leaves the compiling to a process of its own while the
+grader loads its checks; `PendingCourse.wait` hands the copy over once it is compiled, and
+no worker starts before that. `copy_course` does both at once.
 """
 
 from __future__ import annotations
@@ -19,13 +24,17 @@ from __future__ import annotations
 import compileall
 import os
 import shutil
+import subprocess
+import sys
+import tempfile
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from grader.labs import LabInfo
 
-__all__ = ["RUN_PACKAGES", "Course", "copy_course"]
+__all__ = ["RUN_PACKAGES", "Course", "PendingCourse", "RunFolder", "copy_course", "start_copy"]
 
 _SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", "student.py", "*.bak")
 # What a graded run imports from the copy (the worker, its sandboxes, the student's code and
@@ -50,7 +59,15 @@ class Course:
 
 
 def copy_course(source: Path, run_dir: Path, lab_ids: Sequence[str]) -> Course:
-    """Copy the course at `source` into `run_dir` (see the module docstring)."""
+    """Copy the course at `source` into `run_dir` and compile it (see the module docstring)."""
+    return start_copy(source, run_dir, lab_ids, background=False).wait()
+
+
+def start_copy(
+    source: Path, run_dir: Path, lab_ids: Sequence[str], *, background: bool = True
+) -> PendingCourse:
+    """Copy the course's files into `run_dir` now; compile them in a process of its own
+    (`background`) or at `PendingCourse.wait`."""
     root = run_dir / "course"
     private = run_dir / "private"
     root.mkdir(parents=True)
@@ -66,19 +83,71 @@ def copy_course(source: Path, run_dir: Path, lab_ids: Sequence[str]) -> Course:
     mk = source / "labs" / "lab.mk"
     if mk.is_file():
         shutil.copyfile(mk, root / "labs" / "lab.mk")
-    _compile(root)
-    _readable(root)
-    return Course(root, private, tuple(lab_ids))
+    course = Course(root, private, tuple(lab_ids))
+    return PendingCourse(course, _start_compiler(root) if background else None)
+
+
+class PendingCourse:
+    """A course copy whose files are in place (`files`: what reads them may read them now)
+    and whose compiling may still be running (`wait`)."""
+
+    def __init__(self, files: Course, compiler: subprocess.Popen[bytes] | None) -> None:
+        self.files, self._compiler, self._ready = files, compiler, False
+        self._lock = threading.Lock()  # the batch's threads may all wait at once
+
+    def wait(self) -> Course:
+        """The copy, compiled and readable by every user.
+
+        This process compiles what the compiler has not reached yet, from the other end,
+        then waits for it; what a compiler that failed or could not start left undone is
+        compiled here after it. The copy is the same either way: each module is compiled
+        from its own source and written whole (`compileall`)."""
+        with self._lock:
+            if not self._ready:
+                _compile(self.files.root)
+                if self._compiler is not None and self._compiler.wait() != 0:
+                    _compile(self.files.root)
+                _readable(self.files.root)
+                self._ready = True
+        return self.files
+
+    def cancel(self) -> None:
+        """Stop the compiler if it still runs (the run ends before it needed the copy)."""
+        if self._compiler is not None and self._compiler.poll() is None:
+            self._compiler.kill()
+            self._compiler.wait()
+
+
+def _sources(root: Path) -> list[str]:
+    """What a graded run imports (`RUN_PACKAGES`): grader/'s own modules and those
+    packages' modules, relative to `root`, in a fixed order."""
+    modules = sorted((root / "grader").glob("*.py"))
+    for package in RUN_PACKAGES:
+        modules += sorted((root / package).rglob("*.py"))
+    return [str(m.relative_to(root)) for m in modules]
+
+
+def _start_compiler(root: Path) -> subprocess.Popen[bytes] | None:
+    """``python -I -S -m compileall`` over `_sources`, in their order; None if it cannot
+    start."""
+    cmd = [sys.executable, "-I", "-S", "-m", "compileall", "-q", "-q", *_sources(root)]
+    try:
+        return subprocess.Popen(
+            cmd,
+            cwd=root,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    except OSError:
+        return None
 
 
 def _compile(root: Path) -> None:
-    """Compile what a graded run imports (`RUN_PACKAGES`), in this process: a pool of
-    processes costs more CPU than it saves."""
-    for module in sorted((root / "grader").glob("*.py")):
-        compileall.compile_file(module, quiet=2)
-    for package in RUN_PACKAGES:
-        if (root / package).is_dir():
-            compileall.compile_dir(root / package, quiet=2)
+    """Compile `_sources` in this process, last first, skipping what is compiled already:
+    beside a compiler that works from the first, each does half of what is left."""
+    for source in reversed(_sources(root)):
+        compileall.compile_file(root / source, quiet=2)
 
 
 def _readable(root: Path) -> None:
@@ -88,3 +157,50 @@ def _readable(root: Path) -> None:
         os.chmod(here, 0o755)
         for name in files:
             os.chmod(os.path.join(here, name), 0o644)
+
+
+class RunFolder:
+    """A grading run's scratch folder (``minillm-grade-*``), the course copy compiling in it.
+
+    `grader.grade.batch.grade_batch` makes its own; ``minillm grade`` makes it as soon as
+    it knows the labs, so that the copy compiles while the rest of the grader loads, and
+    passes it on. `close` (or the end of a ``with``) stops the compiler if it still runs
+    and removes the folder.
+    """
+
+    def __init__(
+        self, source: Path, labs: Sequence[str], isolation: str, work_dir: Path | None = None
+    ) -> None:
+        if isolation == "uid":  # the sandboxes' users must reach their own folders
+            work_dir = _traversable(work_dir or Path(tempfile.gettempdir()))
+        self.source, self.labs, self.isolation = source, tuple(labs), isolation
+        self.path = Path(tempfile.mkdtemp(prefix="minillm-grade-", dir=work_dir))
+        try:
+            self.path.chmod(0o711)  # only what a sandbox is handed is readable in it
+            self.course = start_copy(source, self.path, self.labs)
+        except BaseException:
+            shutil.rmtree(self.path, ignore_errors=True)
+            raise
+
+    def close(self) -> None:
+        self.course.cancel()
+        shutil.rmtree(self.path, ignore_errors=True)
+
+    def __enter__(self) -> RunFolder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _traversable(folder: Path) -> Path:
+    """`folder` if every user may pass through it and the folders above it, else the
+    system's ``/tmp`` (a private TMPDIR would lock the uid level's sandboxes out)."""
+    here = folder.resolve()
+    for part in (here, *here.parents):
+        try:
+            if not os.stat(part).st_mode & 0o001:
+                return Path("/tmp")
+        except OSError:
+            return Path("/tmp")
+    return here

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from grader.dsl import Lab
 from grader.grade.checks import load_graded_lab
-from grader.grade.course import Course
+from grader.grade.course import Course, PendingCourse
 from grader.grade.regrade import check_hashes
 from grader.grade.run import GradeJob, GradeOptions
 from grader.grade.submission import (
@@ -97,16 +97,20 @@ class Supervisor:
     """Grades the submissions of one batch, one worker process each (the state shared by the
     batch's threads)."""
 
-    def __init__(self, course: Course, run_dir: Path, options: GradeOptions, source: Path) -> None:
+    def __init__(
+        self, course: Course | PendingCourse, run_dir: Path, options: GradeOptions, source: Path
+    ) -> None:
         self.source = source.resolve()
-        self.course = course
+        # a copy still compiling: its checks load now, its first worker waits for it (`_work`)
+        self.pending = course if isinstance(course, PendingCourse) else None
+        self.course = course.files if isinstance(course, PendingCourse) else course
         self.run_dir = run_dir
         self.options = options
         self.labs: dict[str, Lab] = {
-            lab_id: load_graded_lab(course.info(lab_id), solutions=course.private)
+            lab_id: load_graded_lab(self.course.info(lab_id), solutions=self.course.private)
             for lab_id in options.labs
         }
-        self.checks = check_hashes(course)  # lab id → the hash of its checks (regrades)
+        self.checks = check_hashes(self.course)  # lab id → the hash of its checks (regrades)
         self.events: queue.Queue[int] = queue.Queue()
         self.lock = threading.Lock()
         self.procs: dict[int, subprocess.Popen[bytes]] = {}  # running workers, by index
@@ -205,6 +209,8 @@ class Supervisor:
         for folder in (scratch.parent, scratch):  # each sandbox's own folder is its uid's
             folder.chmod(0o711)
         env["TMPDIR"] = str(scratch)
+        if self.pending is not None:
+            self.pending.wait()  # no worker runs on a copy still being compiled
         err_fd = os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with open(err_fd, "wb") as err, self.lock:  # `stop` sees every worker started
             if self.stopped:

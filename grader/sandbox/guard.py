@@ -36,6 +36,7 @@ import io
 import os
 import signal
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -151,7 +152,7 @@ class _LateImports(importlib.abc.MetaPathFinder):
     @classmethod
     def arm(cls) -> None:
         if cls.since is None:
-            cls.since = time.time()
+            cls.since = _file_clock_now()
             sys.meta_path.insert(0, cls())
 
     def find_spec(
@@ -176,6 +177,25 @@ class _LateImports(importlib.abc.MetaPathFinder):
                     )
             return spec
         return None
+
+
+def _file_clock_now() -> float:
+    """Now, as the kernel stamps files. It may stamp them from a clock up to a tick behind
+    `time.time()` (coarse timestamps), so that a file written just after a `time.time()`
+    looks older than it: the time is read off a file made now, when one can be."""
+    now = time.time()
+    try:
+        fd, path = tempfile.mkstemp(prefix="minillm-clock-")
+    except OSError:
+        return now - _TICK
+    try:
+        return min(now, os.fstat(fd).st_ctime)
+    finally:
+        os.close(fd)
+        os.unlink(path)
+
+
+_TICK = 0.02  # longer than a kernel tick (4 ms at 250 Hz, 10 ms at 100 Hz)
 
 
 def _changed_since(path: str, since: float) -> bool:
