@@ -91,7 +91,7 @@ def _compiled(root: Path) -> list[str]:
 def test_what_the_compiler_leaves_undone_this_process_compiles(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compiler: str
 ) -> None:
-    def broken(root: Path) -> subprocess.Popen[bytes] | None:
+    def broken(root: Path, sources: list[str]) -> subprocess.Popen[bytes] | None:
         if compiler == "cannot start":
             return None
         return subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])
@@ -166,6 +166,14 @@ def test_a_run_folder_serves_only_the_batch_it_was_made_for(tmp_path: Path) -> N
         assert folder.path.is_dir()  # the caller's to remove
 
 
+def _fresh_python(script: str) -> str:
+    """What `script` prints in a new interpreter started in the course (what it imports is
+    its own)."""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
 def test_the_grade_command_can_start_the_copy_before_loading_numpy() -> None:
     # the copy compiles beside the checks' loading only if choosing the isolation and
     # starting the copy need none of it
@@ -176,10 +184,7 @@ def test_the_grade_command_can_start_the_copy_before_loading_numpy() -> None:
         "choose_isolation(False)\n"
         "print(sorted(m for m in ('numpy', 'grader.dsl', 'framework') if m in sys.modules))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT
-    )
-    assert done.stdout.strip() == "[]", done.stdout + done.stderr
+    assert _fresh_python(script) == "[]"
 
 
 def test_a_grade_stopped_by_a_usage_error_leaves_no_run_folder(tmp_path: Path) -> None:
@@ -205,10 +210,7 @@ def test_a_grade_without_a_terminal_never_loads_the_progress_bar() -> None:
         "    p.update(BatchResult(['lab04'], total=1))\n"
         "print('rich.progress' in sys.modules)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT
-    )
-    assert done.stdout.strip() == "False", done.stdout + done.stderr
+    assert _fresh_python(script) == "False"
 
 
 class _FakeZygote:

@@ -83,16 +83,18 @@ def start_copy(
     mk = source / "labs" / "lab.mk"
     if mk.is_file():
         shutil.copyfile(mk, root / "labs" / "lab.mk")
-    course = Course(root, private, tuple(lab_ids))
-    return PendingCourse(course, _start_compiler(root) if background else None)
+    course, sources = Course(root, private, tuple(lab_ids)), _sources(root)
+    return PendingCourse(course, sources, _start_compiler(root, sources) if background else None)
 
 
 class PendingCourse:
     """A course copy whose files are in place (`files`: what reads them may read them now)
     and whose compiling may still be running (`wait`)."""
 
-    def __init__(self, files: Course, compiler: subprocess.Popen[bytes] | None) -> None:
-        self.files, self._compiler, self._ready = files, compiler, False
+    def __init__(
+        self, files: Course, sources: list[str], compiler: subprocess.Popen[bytes] | None
+    ) -> None:
+        self.files, self.sources, self._compiler, self._ready = files, sources, compiler, False
         self._lock = threading.Lock()  # the batch's threads may all wait at once
 
     def wait(self) -> Course:
@@ -104,9 +106,9 @@ class PendingCourse:
         from its own source and written whole (`compileall`)."""
         with self._lock:
             if not self._ready:
-                _compile(self.files.root)
+                _compile(self.files.root, self.sources)
                 if self._compiler is not None and self._compiler.wait() != 0:
-                    _compile(self.files.root)
+                    _compile(self.files.root, self.sources)
                 _readable(self.files.root)
                 self._ready = True
         return self.files
@@ -127,10 +129,10 @@ def _sources(root: Path) -> list[str]:
     return [str(m.relative_to(root)) for m in modules]
 
 
-def _start_compiler(root: Path) -> subprocess.Popen[bytes] | None:
-    """``python -I -S -m compileall`` over `_sources`, in their order; None if it cannot
-    start."""
-    cmd = [sys.executable, "-I", "-S", "-m", "compileall", "-q", "-q", *_sources(root)]
+def _start_compiler(root: Path, sources: list[str]) -> subprocess.Popen[bytes] | None:
+    """``python -I -S -m compileall`` over `sources` (`_sources`), in their order; None if
+    it cannot start."""
+    cmd = [sys.executable, "-I", "-S", "-m", "compileall", "-q", "-q", *sources]
     try:
         return subprocess.Popen(
             cmd,
@@ -143,10 +145,10 @@ def _start_compiler(root: Path) -> subprocess.Popen[bytes] | None:
         return None
 
 
-def _compile(root: Path) -> None:
-    """Compile `_sources` in this process, last first, skipping what is compiled already:
+def _compile(root: Path, sources: list[str]) -> None:
+    """Compile `sources` in this process, last first, skipping what is compiled already:
     beside a compiler that works from the first, each does half of what is left."""
-    for source in reversed(_sources(root)):
+    for source in reversed(sources):
         compileall.compile_file(root / source, quiet=2)
 
 
