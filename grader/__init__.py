@@ -28,7 +28,15 @@ none   ``--no-isolation``           the grader's own user        nothing is kept
 =====  ===========================  ===========================  ==========================
 """
 
+import os
 import sys
+
+# One BLAS thread unless the user asks for more (before numpy is first imported): the
+# grader's own arrays are small, and at import OpenBLAS starts a thread per core that
+# spins for a while, about 0.1 s of a core per process (a verify run's CPU time falls by
+# a fifth), taken from the sandbox that starts beside it. `minillm train --threads N`
+# still sets its count (`framework.blas.set_blas_threads`), and so can any program.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 # The grader writes no bytecode (see grader.sandbox.guard): a cache beside the course's
 # files is a place where a process of the student could plant code for the next run.

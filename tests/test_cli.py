@@ -142,3 +142,28 @@ def test_lab_makefile_runs_the_verify() -> None:
     )
     assert proc.returncode != 0  # stubs: short of PASS
     assert "Lab04" in proc.stdout and "[TODO]" in proc.stdout
+
+
+_BLAS_PROBE = (
+    "import os, sys\n"
+    "import grader, numpy\n"
+    "tasks = len(os.listdir('/proc/self/task')) if sys.platform == 'linux' else -1\n"
+    "print(os.environ['OPENBLAS_NUM_THREADS'], tasks)\n"
+)
+
+
+@pytest.mark.parametrize("given", [None, "3"])
+def test_the_grader_starts_one_blas_thread_unless_told(given: str | None) -> None:
+    # numpy's OpenBLAS starts a spinning thread per core at import: about 0.1 s of a core
+    # in every grader process, taken from the sandbox that starts beside it
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS",)}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    done = subprocess.run(
+        [sys.executable, "-c", _BLAS_PROBE], capture_output=True, text=True, env=env, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr
+    value, tasks = done.stdout.split()
+    assert value == (given or "1")
+    if given is None and int(tasks) >= 0:
+        assert int(tasks) == 1, "numpy started BLAS threads in a grader process"
