@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from framework.backward import Workspace, train_backward, train_forward
+from framework.backward import train_backward, train_forward
 from framework.config import ModelConfig
 from framework.kv_cache import KVCache
 from framework.layernorm import LN_EPS, layernorm_forward
@@ -61,6 +61,7 @@ from framework.transformer import (
     block_output_kv,
     run_blocks,
 )
+from framework.workspace import Workspace
 
 __all__ = [
     "GPTActivations",

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from framework import GPTModel, ModelConfig, init_weights, tiny_config
-from framework.backward import _max_keys
+from framework.backward import Workspace, _max_keys, _scores_bounded
 from framework.gpt import GPTWeights, gpt_backward, gpt_forward
 
 TINY = ModelConfig(11, 8, 2, 2, 16, 8)  # V, H, heads, layers, F, max_seq_len
@@ -156,3 +156,54 @@ def test_the_folded_max_over_keys_is_numpys_max(keys: int, queries: int, seed: i
     got = _max_keys(p, fold)
     assert np.array_equal(got, p.max(axis=-2, keepdims=True))
     assert np.array_equal(p, before)  # the scores are only read
+
+
+def _scaled_qk(state: dict[str, np.ndarray], factor: float) -> dict[str, np.ndarray]:
+    """The state with W_q and W_k of every block times `factor` (the scores times factor²)."""
+    return {n: a * factor if n.endswith(("attn.w_q", "attn.w_k")) else a for n, a in state.items()}
+
+
+@pytest.mark.parametrize("factor", [1.0, 2.0, 4.0])
+def test_softmax_without_the_max_shift_only_where_no_score_can_overflow(factor: float) -> None:
+    # float32 logits and gradients against the float64 pass, with scores small (no shift:
+    # the bound holds), large (e^40 and more: still no shift) and beyond what float32's
+    # exp can hold (the shift is back; without it the logits are NaN)
+    ids = np.array([[1, 2, 3, 4, 5, 6, 7, 8], [8, 1, 8, 2, 8, 3, 8, 4]])
+    state = _scaled_qk(random_state64(TINY, seed=7), factor)
+    model = GPTModel(TINY)
+    model.load_state(state)
+    w32 = model.gpt_weights()
+    logits32, act32 = gpt_forward(w32, ids)
+    ws = act32.workspace
+    qk = ws.qkv[:, :, : 2 * TINY.hidden_dim]  # q' | k of every layer, as the pass left them
+    bounded = [_scores_bounded(ws, layer.copy()) for layer in qk]
+    heads = [(a.reshape(2, 8, TINY.num_heads, -1) for a in (x[:, :8], x[:, 8:])) for x in qk]
+    scores = [np.einsum("bihd,bjhd->bhij", *pair) for pair in heads]
+    largest = max(float(np.abs(s).max()) for s in scores)
+    if factor == 1.0:
+        assert all(bounded) and largest < 20
+    elif factor == 2.0:
+        assert all(bounded) and largest > 40
+    else:
+        assert not any(bounded) and largest > 150  # e^150 overflows float32
+    dlogits = np.random.default_rng(8).standard_normal((2, 8, 11))
+    grads32 = gpt_backward(dlogits.astype(np.float32), act32, w32)
+    w64 = GPTWeights.from_state({k: v.astype(np.float64) for k, v in state.items()}, TINY)
+    logits64, act = gpt_forward(w64, ids)
+    assert np.isfinite(logits32).all()
+    np.testing.assert_allclose(logits32, logits64, rtol=1e-4, atol=1e-4)
+    for name, g in gpt_backward(dlogits, act, w64).items():
+        err = np.linalg.norm(grads32[name] - g) / max(np.linalg.norm(g), 1e-30)
+        assert err < 1e-3, name
+
+
+def test_the_score_bound_refuses_nan_and_inf() -> None:
+    model = GPTModel(TINY)
+    ws = Workspace(model.gpt_weights(), 1, 4)
+    qk = np.full((4, 2 * TINY.hidden_dim), 0.1, np.float32)
+    assert _scores_bounded(ws, qk.copy())
+    for bad in (np.nan, np.inf):
+        broken = qk.copy()
+        broken[2, 3] = bad
+        with np.errstate(invalid="ignore"):  # inf·0 in the sum of squares
+            assert not _scores_bounded(ws, broken)
