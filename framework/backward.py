@@ -7,7 +7,8 @@ and every pass over a fresh [B·T, F] array costs more than its arithmetic:
 - every activation lives in a `Workspace` (`framework.workspace`) allocated once per
   batch shape and reused step after step;
 - every line writes into a buffer (`out=`) and each elementwise pass is counted;
-- Q, K, V come from one [H, 3H] product and the heads are batched, (B, n_head) at once;
+- Q, K, V come from one [H, 3H] product, 1/√hd folded into W_q, and the heads are
+  batched, (B, n_head) at once, their gradients written straight into [B·T, 3H];
 - attention runs in blocks of 32 queries, each against the keys it can see (causal), so
   the masked third of the T² scores (T = 96) is never computed; and softmax subtracts
   each query's max score only when some score could overflow exp (`_scores_bounded`);
@@ -165,9 +166,8 @@ def _attn_backward(ws: Workspace, i: int, w_o: Array, dh: Array, g: _BlockGrads)
     d = np.multiply(dctx, ctx, out=tmp) @ ws.head_sum  # (B·T, n_head): D_i = dctx_i · ctx_i
     d_t = ws.d_t  # (B, n_head, 1, T), contiguous: the subtraction below runs faster
     d_t[:, :, 0, :] = d.reshape(b, t, nh).transpose(0, 2, 1)
-    # dq', dk, dv head by head in contiguous buffers (the sums are long passes), then in one
-    # pass into ws.d_qkv
-    dq, dk, dv = ws.d_heads
+    # dq', dk, dv written head by head straight into ws.d_qkv (B·T, 3H)
+    dq, dk, dv = (_heads(ws.d_qkv[:, j * h : (j + 1) * h], b, t, nh) for j in range(3))
     blocks = list(zip(ws.blocks, ws.probs_t[i], ws.d_p, strict=True))
     for n, ((lo, hi), p, d_p) in enumerate(reversed(blocks)):  # the last block sees every key
         dc = dctx_h[:, :, lo:hi]  # (B, n_head, S, hd)
@@ -181,26 +181,24 @@ def _attn_backward(ws: Workspace, i: int, w_o: Array, dh: Array, g: _BlockGrads)
             else:  # keys 0…hi−1 collect this block's queries too
                 np.matmul(lhs, rhs, out=ws.d_kv[:, :, :hi])
                 grad[:, :, :hi] += ws.d_kv[:, :, :hi]
-    d_qkv = ws.d_qkv.reshape(b, t, 3, nh, -1).transpose(2, 0, 3, 1, 4)  # (3, B, n_head, T, hd)
-    np.multiply(ws.d_heads, ws.qkv_scale, out=d_qkv)  # q' = q/√hd: dq = dq'/√hd
     a = ws.ln1[i].y
     np.matmul(a.T, ws.d_qkv.reshape(-1, 3, h).transpose(1, 0, 2), out=g.w_qkv)  # (3, H, H)
+    g.w_qkv[0] *= ws.q_scale  # q' = a·(W_q/√hd): dW_q = aᵀ·dq'/√hd
 
 
 _C, _CA, _C3A = GELU_C, GELU_C * GELU_A, 3 * GELU_C * GELU_A
 
 
 def _ffn_forward(ws: Workspace, i: int, bw: BlockWeights, out: Array) -> None:
-    """u = [b, 1]·[W1; b1],  s = 1 + tanh(c·(u + a·u³)),  out = [u·s, 1]·[W2/2; b2].
+    """u = [b, 1]·[W1; b1],  s = 1 + tanh(c·(u + a·u³)),  out = (u·s)·W2/2 + b2.
 
     (u·s)·W2/2 = gelu(u)·W2; halving W2 instead of u·s saves a pass over [B·T, F].
     """
-    u, s, f = ws.u[i], ws.s[i], ws.u.shape[-1]
-    w1, w2 = ws.w1_aug[i], ws.w2_aug[i]
+    u, s, g2 = ws.u[i], ws.s[i], ws.g2[i]
+    w1, w2 = ws.w1_aug[i], ws.w2_half[i]
     one = u.dtype.type
     w1[:-1], w1[-1] = bw.w1, bw.b1
-    np.multiply(bw.w2, one(0.5), out=w2[:f])
-    w2[f] = bw.b2
+    np.multiply(bw.w2, one(0.5), out=w2)
     np.matmul(ws.b_aug[i], w1, out=u)  # b·W1 + b1
     np.multiply(u, u, out=s)
     s *= one(_CA)
@@ -208,27 +206,29 @@ def _ffn_forward(ws: Workspace, i: int, bw: BlockWeights, out: Array) -> None:
     s *= u  # c·(u + a·u³)
     np.tanh(s, out=s)
     s += 1
-    np.multiply(u, s, out=ws.g_aug[i][:, :f])  # 2·gelu(u)
-    np.matmul(ws.g_aug[i], w2, out=out)  # gelu(u)·W2 + b2
+    np.multiply(u, s, out=g2)  # 2·gelu(u)
+    np.matmul(g2, w2, out=out)  # gelu(u)·W2
+    out += bw.b2
 
 
 def _ffn_backward(
     ws: Workspace, layer: int, bw: BlockWeights, dout: Array, g: _BlockGrads, db: Array
 ) -> None:
     """From dout [B·T, H]: [dW2; db2], [dW1; db1] and db = d(loss)/d(ln2 output)."""
-    u, s, f = ws.u[layer], ws.s[layer], ws.u.shape[-1]
-    du, g_aug = ws.d_u, ws.g_aug[layer]
+    u, s, g2, f = ws.u[layer], ws.s[layer], ws.g2[layer], ws.u.shape[-1]
+    du = ws.d_u
     one = u.dtype.type
-    np.matmul(g_aug.T, dout, out=g.w2_b2)  # [2·dW2; db2] = [2·gelu(u), 1]ᵀ·dout
+    np.matmul(g2.T, dout, out=g.w2_b2[:f])  # 2·dW2 = (2·gelu(u))ᵀ·dout
     g.w2_b2[:f] *= one(0.5)
+    np.matmul(_ones_row(dout.shape[0], dout.dtype), dout, out=g.w2_b2[f:])  # db2 = Σ_rows dout
     # 2·gelu'(u) = s + u·s·(2 − s)·c·(1 + 3a·u²), since 1 − tanh² = s·(2 − s)
     gp = np.multiply(u, u, out=ws.d_u2)
     gp *= one(_C3A)
     gp += one(_C)  # c·(1 + 3a·u²)
     gp *= np.subtract(one(2), s, out=du)
-    gp *= g_aug[:, :f]  # u·s
+    gp *= g2  # u·s
     gp += s
-    np.matmul(dout, ws.w2_aug[layer][:f].T, out=du)  # dg/2 = dout·(W2/2)ᵀ
+    np.matmul(dout, ws.w2_half[layer].T, out=du)  # dg/2 = dout·(W2/2)ᵀ
     du *= gp  # du = dg ⊙ gelu'(u)
     np.matmul(ws.b_aug[layer].T, du, out=g.w1_b1)  # [dW1; db1] = [b, 1]ᵀ·du
     np.matmul(du, bw.w1.T, out=db)  # db = du·W1ᵀ
@@ -284,10 +284,12 @@ def train_forward(
         )
         hh, ln1, ln2 = ws.hs[i], ws.ln1[i], ws.ln2[i]
         _ln_forward(x, bw.ln1_gamma, bw.ln1_beta, ln1, bw.eps)  # a = ln1(x)
-        np.matmul(ln1.y, bw.w_qkv, out=ws.qkv[i])  # (B·T, 3H) = [q | k | v]
+        w_qkv = ws.w_qkv[i]  # this step's [W_q/√hd | W_k | W_v]
+        np.copyto(w_qkv, bw.w_qkv)
+        w_qkv[:, :h] *= ws.q_scale
+        np.matmul(ln1.y, w_qkv, out=ws.qkv[i])  # (B·T, 3H) = [q' = q/√hd | k | v]
         if kv is not None:
             kv[0][layer], kv[1][layer] = ws.qkv[i][:, h : 2 * h], ws.qkv[i][:, 2 * h :]
-        ws.qkv[i][:, :h] *= ws.q_scale  # q' = q/√hd
         _attn_forward(ws, i, bw.w_o, out=hh)
         hh += x  # h = x + attn(a)
         _ln_forward(hh, bw.ln2_gamma, bw.ln2_beta, ln2, bw.eps)  # b = ln2(h)
@@ -334,7 +336,7 @@ def train_backward(dlogits: Array, ws: Workspace, w: Any) -> dict[str, Array]:
         _ln_backward(db, ws.ln2[layer], bw.ln2_gamma, dh, g.ln2, tmp)
         dh += dx  # the FFN's residual
         _attn_backward(ws, layer, bw.w_o, dh, g)
-        da = np.matmul(ws.d_qkv, bw.w_qkv.T, out=dy)  # (B·T, H)
+        da = np.matmul(ws.d_qkv, ws.w_qkv[layer].T, out=dy)  # (B·T, H), d(q', k, v)·W'ᵀ
         _ln_backward(da, ws.ln1[layer], bw.ln1_gamma, dx, g.ln1, tmp)
         dx += dh  # the attention's residual
     # the embedding: token id i collects every row where it appears (the rows sorted by

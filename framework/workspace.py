@@ -57,12 +57,13 @@ class Workspace:
 
         self.xs = z(nl + 1, n, h)  # block inputs; xs[l + 1] is block l's output
         self.hs = z(nl, n, h)  # x + attention, the input of ln2
-        # ln2's output and gelu's carry a column of ones: the biases ride in the products
-        self.b_aug, self.g_aug = z(nl, n, h + 1), z(nl, n, f + 1)  # [b, 1], [2·gelu(u), 1]
-        self.b_aug[..., h], self.g_aug[..., f] = 1, 1
+        # ln2's output carries a column of ones: b1 rides in the product b·W1 (and db1 in dW1)
+        self.b_aug = z(nl, n, h + 1)  # [b, 1]
+        self.b_aug[..., h] = 1
         self.ln1 = [LNBuffers(n, h, dt) for _ in range(nl)]
         self.ln2 = [LNBuffers(n, h, dt, self.b_aug[i][:, :h]) for i in range(nl)]
         self.qkv = z(nl, n, 3 * h)  # (B·T, 3H) = [q' = q/√hd | k | v]
+        self.w_qkv = z(nl, h, 3 * h)  # this step's [W_q/√hd | W_k | W_v]
         # key-major softmax weights, per query block [lo, hi): keys 0…hi−1 only (causal)
         self.probs_t = [[z(b, nh, hi, hi - lo) for lo, hi in self.blocks] for _ in range(nl)]
         self.masks_t = [causal_mask_array(hi - lo, hi, dt).T for lo, hi in self.blocks]
@@ -77,7 +78,8 @@ class Workspace:
         self.u = z(nl, n, f)  # FFN pre-activation
         self.s = z(nl, n, f)  # 1 + tanh(c·(u + a·u³)), kept for gelu'
         self.w1_aug = z(nl, h + 1, f)  # this step's [W1; b1]
-        self.w2_aug = z(nl, f + 1, h)  # this step's [W2/2; b2] (2·gelu(u)·W2/2 = gelu(u)·W2)
+        self.g2 = z(nl, n, f)  # 2·gelu(u)
+        self.w2_half = z(nl, f, h)  # this step's W2/2 (2·gelu(u)·W2/2 = gelu(u)·W2)
         self.lnf = LNBuffers(n, h, dt)
         self.logits = z(b, t, v)
         self.ids = np.zeros(n, np.int64)
@@ -100,8 +102,6 @@ class Workspace:
         self.d_p = [z(b, nh, hi, hi - lo) for lo, hi in self.blocks]
         self.d_kv = z(b, nh, t, h // nh)  # one block's share of dk or dv
         self.d_t = z(b, nh, 1, t)  # D per query
-        self.d_heads = z(3, b, nh, t, h // nh)  # dq', dk, dv, head by head
-        self.qkv_scale = np.array([self.q_scale, 1, 1], dt).reshape(3, 1, 1, 1, 1)
         self.head_sum = np.kron(np.eye(nh, dtype=dt), np.ones((h // nh, 1), dt))  # (H, n_head)
 
     @classmethod
