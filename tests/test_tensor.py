@@ -38,6 +38,13 @@ def views() -> list[tuple[str, Tensor, np.ndarray]]:
         ("permute(2, 0, 1)", tensor_from(b).permute(2, 0, 1), b.transpose(2, 0, 1)),
         ("permute([1, 2, 0])", tensor_from(b).permute([1, 2, 0]), b.transpose(1, 2, 0)),
         ("window at offset 6", win, storage[1:3, 1:4]),
+        # row-major inside a larger storage: numpy() is a slice of it, not all of it
+        (
+            "contiguous at offset 5",
+            Tensor(win.data, (3, 2), offset=5),
+            storage.ravel()[5:11].reshape(3, 2),
+        ),
+        ("empty (0, 3)", Tensor(win.data, (0, 3), offset=2), np.zeros((0, 3), F32)),
         ("window.T", win.T, storage[1:3, 1:4].T),
         ("permuted window", win.permute(1, 0), storage[1:3, 1:4].T),
     ]
@@ -82,6 +89,16 @@ def test_permute_keeps_the_offset_and_maps_strides() -> None:
     p = t.permute(2, 0, 1)
     assert (p.shape, p.strides, p.offset) == ((4, 2, 3), (1, 12, 4), 5)
     np.testing.assert_array_equal(p.numpy(), t.numpy().transpose(2, 0, 1))
+
+
+def test_numpy_of_a_contiguous_tensor_inside_larger_storage_writes_through() -> None:
+    storage = tensor_from(np.arange(12, dtype=F32))
+    t = Tensor(storage.data, (2, 3), offset=4)
+    view = t.numpy()
+    assert view.shape == (2, 3) and np.shares_memory(view, storage.data)
+    view[1, 2] = -5.0
+    assert storage.data[4 + 5] == -5.0
+    assert storage.data[10] == 10.0  # the next element is not in the view
 
 
 def test_offset_tensor_reads_from_the_offset() -> None:
