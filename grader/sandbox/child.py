@@ -41,7 +41,9 @@ def main() -> None:
     sock = _connect(args)
     import numpy  # noqa: F401  - warm up before the student module is known
 
-    import framework  # noqa: F401
+    import framework
+
+    framework.load_all()  # every module, not just the package's lazy names
     from grader.sandbox import worker
     from grader.sandbox.limits import apply_child_limits
     from grader.sandbox.protocol import recv_json, send_json

@@ -131,7 +131,9 @@ def main() -> None:
     ctl = socket.socket(fileno=int(sys.argv[1]))
     import numpy  # noqa: F401  - pre-warm: children inherit these imports
 
-    import framework  # noqa: F401
+    import framework
+
+    framework.load_all()  # every module, not just the package's lazy names
     from grader import codec  # noqa: F401
     from grader.sandbox import worker  # noqa: F401
 
