@@ -18,6 +18,7 @@ run (the tests that finished are still reported, with a note that says it was in
 from __future__ import annotations
 
 import functools
+import importlib
 import json
 import sys
 from collections.abc import Callable
@@ -27,15 +28,9 @@ from typing import Any
 
 import click
 
-from grader.commands.chat import chat
-from grader.commands.eval import eval_command
-from grader.commands.generate import generate
-from grader.commands.mine import mine
-from grader.commands.serve import serve
-from grader.commands.train import train
 from grader.i18n import LANGS, default_lang
 
-__all__ = ["INSTRUCTOR_COMMANDS", "main", "student_edition"]
+__all__ = ["INSTRUCTOR_COMMANDS", "LAZY_COMMANDS", "main", "student_edition"]
 
 # they need solutions/ (the reference code, the hidden checks), which the edition leaves out
 INSTRUCTOR_COMMANDS = ("stubs", "pack", "self-check", "gradescope-bundle")
@@ -88,7 +83,47 @@ def _lang_option(f: Callable[..., Any]) -> Callable[..., Any]:
     )(f)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# command -> (module, name): the module is imported when the command is asked for, so that
+# `verify` (the command students run over and over, whose process compiles the course from
+# source) does not compile the other 17 commands' modules too
+LAZY_COMMANDS: dict[str, tuple[str, str]] = {
+    "chat": ("grader.commands.chat", "chat"),
+    "completion": ("grader.commands.completion", "completion"),
+    "eval": ("grader.commands.eval", "eval_command"),
+    "generate": ("grader.commands.generate", "generate"),
+    "grade": ("grader.commands.grade", "grade"),
+    "gradescope-bundle": ("grader.commands.gradescope", "gradescope_bundle"),
+    "hint": ("grader.commands.hint", "hint"),
+    "mine": ("grader.commands.mine", "mine"),
+    "pack": ("grader.commands.pack", "pack"),
+    "reset": ("grader.commands.reset", "reset"),
+    "self-check": ("grader.commands.self_check", "self_check"),
+    "serve": ("grader.commands.serve", "serve"),
+    "similarity": ("grader.commands.similarity", "similarity"),
+    "status": ("grader.commands.status", "status"),
+    "stubs": ("grader.commands.stubs", "stubs"),
+    "train": ("grader.commands.train", "train"),
+    "watch": ("grader.commands.watch", "watch"),
+}
+
+
+class _LazyGroup(click.Group):
+    """A group whose `LAZY_COMMANDS` are imported when named (or listed, for --help)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in LAZY_COMMANDS and cmd_name not in self.commands:
+            if _EDITION and cmd_name in INSTRUCTOR_COMMANDS:
+                self.add_command(_refusal(cmd_name))
+            else:
+                module, attr = LAZY_COMMANDS[cmd_name]
+                self.add_command(getattr(importlib.import_module(module), attr), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="minillm-lab")
 def cli() -> None:
     """miniLLM lab: build a tiny GPT from scratch, one verified lab at a time."""
@@ -303,45 +338,6 @@ def list_labs(lang: str | None) -> None:
     for info in all_labs():
         title = load_lab(info).title.pick(chosen)
         click.echo(f"{info.id}  {title}")
-
-
-def _register() -> None:
-    from grader.commands.completion import completion
-    from grader.commands.grade import grade
-    from grader.commands.gradescope import gradescope_bundle
-    from grader.commands.hint import hint
-    from grader.commands.pack import pack
-    from grader.commands.reset import reset
-    from grader.commands.self_check import self_check
-    from grader.commands.similarity import similarity
-    from grader.commands.status import status
-    from grader.commands.stubs import stubs
-    from grader.commands.watch import watch
-
-    for command in (
-        status,
-        hint,
-        watch,
-        reset,
-        completion,
-        stubs,
-        grade,
-        pack,
-        self_check,
-        gradescope_bundle,
-        similarity,
-    ):
-        edition = _EDITION and command.name in INSTRUCTOR_COMMANDS
-        cli.add_command(_refusal(command.name or "") if edition else command)
-
-
-_register()
-cli.add_command(generate)
-cli.add_command(serve)
-cli.add_command(chat)
-cli.add_command(train)
-cli.add_command(eval_command)
-cli.add_command(mine)
 
 
 def main() -> None:

@@ -167,3 +167,36 @@ def test_the_grader_starts_one_blas_thread_unless_told(given: str | None) -> Non
     assert value == (given or "1")
     if given is None and int(tasks) >= 0:
         assert int(tasks) == 1, "numpy started BLAS threads in a grader process"
+
+
+def test_each_lazy_command_is_the_command_of_its_name() -> None:
+    import importlib
+
+    from grader.cli import LAZY_COMMANDS, cli
+
+    for name, (module, attr) in LAZY_COMMANDS.items():
+        command = getattr(importlib.import_module(module), attr)
+        assert command.name == name, (name, module, attr)
+        assert cli.get_command(None, name) is command  # type: ignore[arg-type]
+    assert cli.get_command(None, "no-such-command") is None  # type: ignore[arg-type]
+
+
+_VERIFY_IMPORTS = (
+    "import sys\n"
+    "from grader.cli import cli\n"
+    "try:\n"
+    "    cli(['verify', 'lab01', '--solution', '--lang', 'en', '--no-color'])\n"
+    "except SystemExit:\n"
+    "    pass\n"
+    "print('commands:', *sorted(m for m in sys.modules if m.startswith('grader.commands')))\n"
+)
+
+
+def test_verify_imports_no_other_commands_module() -> None:
+    # the verify process compiles every module it imports from source, on every run
+    done = subprocess.run(
+        [sys.executable, "-c", _VERIFY_IMPORTS], capture_output=True, text=True, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Result: all passed" in done.stdout
+    assert done.stdout.splitlines()[-1] == "commands:", done.stdout.splitlines()[-1]
