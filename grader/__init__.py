@@ -40,6 +40,9 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 # The grader writes no bytecode (see grader.sandbox.guard): a cache beside the course's
 # files is a place where a process of the student could plant code for the next run.
+# What the interpreter was told before is kept for a process that is not the grader's own
+# (pytest's, which loads `grader.student.pytest_plugin`: it puts it back).
+USER_DONT_WRITE_BYTECODE = sys.dont_write_bytecode
 sys.dont_write_bytecode = True
 
 __all__: list[str] = []

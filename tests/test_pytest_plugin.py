@@ -336,3 +336,35 @@ def test_pdb_stops_at_the_students_line(pytester: pytest.Pytester, course: Path)
     child.sendline("c")
     child.expect("1 failed")
     child.wait()
+
+
+_FLAG_TEST = """
+import sys
+
+def test_flag():
+    assert "grader.student.pytest_plugin" in sys.modules  # the plugin, and the grader, loaded
+    print("dont_write_bytecode =", sys.dont_write_bytecode)
+"""
+
+
+@pytest.mark.parametrize("env_value", [None, "1"])
+def test_a_pytest_process_keeps_the_users_bytecode_setting(
+    env_value: str | None, tmp_path: Path
+) -> None:
+    # importing the grader (this plugin does) stops bytecode writing in the grader's own
+    # processes; in pytest's, it is put back: pytest then caches the plugins' rewritten
+    # asserts instead of redoing them on every run (0.8 s of a lab's 1.5 s)
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "test_flag.py").write_text(_FLAG_TEST, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    if env_value is not None:
+        env["PYTHONDONTWRITEBYTECODE"] = env_value
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "test_flag.py"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"dont_write_bytecode = {env_value is not None}" in done.stdout, done.stdout

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import sys
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -29,6 +30,7 @@ from typing import cast
 
 import pytest
 
+import grader
 from grader.course.mutants import as_student
 from grader.dsl import Lab, TestSpec
 from grader.errors import GraderError
@@ -42,6 +44,12 @@ from grader.sandbox.client import Sandbox
 from grader.sandbox.inline import InlineSandbox
 from grader.sandbox.outcome import Outcome
 from grader.sandbox.session import Session
+
+# Importing the grader stops this process from writing bytecode, and this process is
+# pytest's: put the user's choice back, or pytest rewrites the asserts of every plugin
+# package (hypothesis, xdist, ...: 0.8 s) again on each run instead of once. Student code
+# still runs in sandbox children, which write nothing.
+sys.dont_write_bytecode = grader.USER_DONT_WRITE_BYTECODE
 
 __all__ = ["VerifyFailure", "VerifyFile", "VerifyItem", "todo_reason"]
 
