@@ -74,7 +74,6 @@ _LATE_MODULES = (
     "rich.box",
     "rich.console",
     "rich.markup",
-    "rich.progress",
     "rich.segment",
     "rich.style",
     "rich.table",
