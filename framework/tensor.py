@@ -147,7 +147,7 @@ class Tensor:
     # -- views ------------------------------------------------------------------------
     def numpy(self) -> NDArray[np.float32]:
         """A writable numpy view of the same memory, with this tensor's shape and strides."""
-        if self.strides == _contiguous_strides(self.shape):  # a slice, reshaped: 5x faster
+        if self.is_contiguous():  # a slice, reshaped: 5x faster than as_strided
             return self.data[self.offset : self.offset + self.size].reshape(self.shape)
         item = self.data.itemsize
         base = self.data[self.offset :]

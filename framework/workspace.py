@@ -102,7 +102,7 @@ class Workspace:
         self.d_p = [z(b, nh, hi, hi - lo) for lo, hi in self.blocks]
         self.d_kv = z(b, nh, t, h // nh)  # one block's share of dk or dv
         self.d_t = z(b, nh, 1, t)  # D per query
-        self.head_sum = np.kron(np.eye(nh, dtype=dt), np.ones((h // nh, 1), dt))  # (H, n_head)
+        self.head_sum = self.pair_sum[:h, :nh]  # (H, n_head): a head's columns summed
 
     @classmethod
     def acquire(cls, w: Any, b: int, t: int, keep: bool = True) -> Workspace:
