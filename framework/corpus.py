@@ -56,7 +56,7 @@ from numpy.typing import NDArray
 from framework import phrasebook as pb
 from framework import scope
 from framework.chat import format_training_example
-from framework.tokenizer import Tokenizer
+from framework.tokenizer import NUM_SPECIAL, ByteTokenizer, Tokenizer
 
 __all__ = [
     "KINDS",
@@ -331,8 +331,27 @@ def encode_dialogues(dialogues: Sequence[Dialogue], tok: Tokenizer) -> NDArray[n
         >>> encode_dialogues([d], ByteTokenizer())[:3].tolist()
         [2, 64, 128]
     """
+    if type(tok) is ByteTokenizer:  # not a subclass: it may encode its own way
+        try:
+            return _byte_stream([d.text.encode("utf-8") for d in dialogues], tok.bos_id)
+        except UnicodeEncodeError:
+            pass  # a lone surrogate: tok.encode below names it
     ids: list[int] = []
     for d in dialogues:
         ids.append(tok.bos_id)
         ids.extend(tok.encode(d.text))
     return np.asarray(ids, dtype=np.int32)  # (N,)
+
+
+def _byte_stream(texts: Sequence[bytes], bos_id: int) -> NDArray[np.int32]:
+    """BOS, then ``b + NUM_SPECIAL`` for each byte b, for each of `texts`: what the loop of
+    `encode_dialogues` gives for the byte tokenizer, in one pass over all the bytes (the
+    loop took a second for the course corpus, this takes a few hundredths)."""
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))  # (D,)
+    out = np.empty(len(texts) + int(lengths.sum()), dtype=np.int32)  # (N,)
+    bos_at = np.arange(len(texts)) + np.cumsum(lengths) - lengths  # (D,) each dialogue's BOS
+    is_byte = np.ones(out.size, dtype=bool)
+    is_byte[bos_at] = False
+    out[bos_at] = bos_id
+    out[is_byte] = np.frombuffer(b"".join(texts), dtype=np.uint8) + np.int32(NUM_SPECIAL)
+    return out

@@ -7,6 +7,8 @@ from functools import cache
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from framework import scope
 from framework.chat import format_chat_prompt
@@ -132,6 +134,38 @@ def test_encode_dialogues_starts_each_with_bos() -> None:
     assert ids.dtype == np.int32 and len(ids) == 2 * (n + 1)
     assert ids[0] == ids[n + 1] == BOS_ID
     assert ByteTokenizer().decode(ids.tolist()) == d.text * 2
+
+
+def _general_stream(dialogues: list[Dialogue], tok: ByteTokenizer) -> list[int]:
+    return [i for d in dialogues for i in [tok.bos_id, *tok.encode(d.text)]]
+
+
+_CONTENT = st.text(st.characters(exclude_categories=("Cs",)), max_size=20)  # no surrogates
+
+
+@given(st.lists(st.tuples(_CONTENT, _CONTENT), max_size=8))
+def test_the_byte_stream_is_bos_then_each_texts_encoding(pairs: list[tuple[str, str]]) -> None:
+    """encode_dialogues' one pass for the byte tokenizer gives what encoding each
+    dialogue in turn gives (any text: CJK, NUL, newlines, empty contents, no dialogue)."""
+    dialogues = [Dialogue((("user", q), ("assistant", a)), "fact") for q, a in pairs]
+    ids = encode_dialogues(dialogues, ByteTokenizer())
+    assert ids.dtype == np.int32
+    assert ids.tolist() == _general_stream(dialogues, ByteTokenizer())
+
+
+def test_a_byte_tokenizer_subclass_encodes_its_own_way() -> None:
+    class Upper(ByteTokenizer):
+        def encode(self, text: str, add_bos: bool = False, add_eos: bool = False) -> list[int]:
+            return super().encode(text.upper(), add_bos, add_eos)
+
+    d = Dialogue((("user", "hi"), ("assistant", "yo")), "greeting")
+    assert ByteTokenizer().decode(encode_dialogues([d], Upper()).tolist()) == d.text.upper()
+
+
+def test_a_lone_surrogate_in_a_dialogue_is_named() -> None:
+    d = Dialogue((("user", "a\ud800b"), ("assistant", "yo")), "greeting")
+    with pytest.raises(ValueError, match=r"lone surrogate"):
+        encode_dialogues([d], ByteTokenizer())
 
 
 @pytest.mark.parametrize(

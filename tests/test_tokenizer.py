@@ -260,3 +260,27 @@ def test_decode_matches_the_oracle(ids: list[int]) -> None:
 def test_decode_then_encode_is_stable(ids: list[int]) -> None:
     text = TOK.decode(ids)
     assert TOK.decode(TOK.encode(text)) == text
+
+
+def _outcome(decode: object, ids: object) -> tuple[str, str]:
+    try:
+        return "value", repr(decode(ids))  # type: ignore[operator]
+    except (TypeError, ValueError) as e:
+        return type(e).__name__, str(e)
+
+
+_ANY_ID = st.one_of(
+    st.integers(-3, BYTE_VOCAB_SIZE + 3),
+    st.booleans(),
+    st.integers(0, BYTE_VOCAB_SIZE - 1).map(np.int64),
+    st.floats(0, 10),
+)
+
+
+@given(st.lists(_ANY_ID, max_size=12))
+def test_the_fast_decode_of_a_list_is_the_general_one(ids: list[object]) -> None:
+    """ByteTokenizer.decode looks a list of plain ints up in one pass: same text, and for
+    a bool, a float or an id out of range the same error, as `Tokenizer.decode`."""
+    general = _outcome(lambda x: Tokenizer.decode(TOK, x), ids)
+    assert _outcome(TOK.decode, ids) == general
+    assert _outcome(TOK.decode, tuple(ids)) == general
