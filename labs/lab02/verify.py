@@ -24,6 +24,7 @@ _WRITE_IT = (
 _ENCODE = ("framework.tokenizer:ByteTokenizer.encode",)
 _DECODE = (
     "framework.tokenizer:Tokenizer.decode",
+    "framework.tokenizer:ByteTokenizer.decode",  # its own fast path for a list of ints
     "framework.tokenizer:Tokenizer.token_bytes",
     "framework.tokenizer:Tokenizer.token_str",
     "framework.tokenizer:Tokenizer.is_special",
