@@ -21,6 +21,7 @@ import pytest
 
 from grader.codec import CodecError, Handle
 from grader.dsl import Lab, TestContext
+from grader.labs import LabInfo, all_labs, load_lab
 from grader.results import LabResult, Status
 from grader.runner import run_tests
 from grader.sandbox import launch, limits
@@ -630,6 +631,19 @@ def test_forbidden_functions_are_trapped_through_any_alias(
     swept = session.map("aliased", [(x,), (x,)], forbid=(SOFTMAX,))
     assert swept.kind is Outcome.FORBIDDEN
     session.close()
+
+
+@pytest.mark.parametrize("info", all_labs(), ids=lambda info: info.id)
+def test_every_forbidden_target_of_a_lab_can_be_trapped(info: LabInfo) -> None:
+    """Each framework function a lab forbids resolves to a plain function the sandbox can
+    wrap; one that cannot (a method using super() has a closure cell) would make every
+    call of the student function it guards an error, the reference solution's too."""
+    from grader.sandbox.traps import resolve
+
+    lab = load_lab(info)
+    targets = {t for rule in lab.forbidden.values() for t in rule.targets}
+    for target in sorted(targets):
+        assert resolve(target).__qualname__ == target.partition(":")[2], target
 
 
 def test_the_output_cap_can_be_raised_per_call(sandbox: Sandbox, tmp_path: Path) -> None:
