@@ -81,6 +81,7 @@ bench: $(STAMP)
 	-$(BIN)/python bench/train_throughput.py
 	-$(BIN)/python bench/generate_cache.py
 	-$(BIN)/python bench/bpe_train.py
+	-$(BIN)/python bench/bpe_train.py --hf-threads 0 --runs 5
 	-$(BIN)/python bench/grade_batch.py
 	-$(BIN)/python bench/serve_load.py
 	-$(BIN)/python bench/codec_decode.py

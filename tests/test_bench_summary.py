@@ -57,3 +57,14 @@ def test_clear_and_nothing_recorded(jsonl: Path) -> None:
     figures.clear()
     assert figures.load() == [] and not jsonl.exists()
     assert "no figures recorded" in summary.render([])
+
+
+def test_the_bpe_bench_holds_hf_to_one_thread_unless_told() -> None:
+    import bpe_train
+
+    env = {"RAYON_NUM_THREADS": "8"}
+    assert bpe_train.pin_hf_threads(1, env) == "1 thread"
+    assert env["RAYON_NUM_THREADS"] == "1"  # like for like with ours, which runs on one
+    assert bpe_train.pin_hf_threads(2, env) == "2 threads" and env["RAYON_NUM_THREADS"] == "2"
+    assert bpe_train.pin_hf_threads(0, env) == "every core"
+    assert "RAYON_NUM_THREADS" not in env  # a user's own value would pin it: dropped
