@@ -42,7 +42,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
@@ -67,6 +67,7 @@ class _Job:
     slot: int
     logits: F32 | None = None  # (V,) set by the thread that runs the batch
     error: BaseException | None = None
+    wake: threading.Event = field(default_factory=threading.Event)  # done, or may lead
 
 
 class Seat:
@@ -101,6 +102,9 @@ class StepBatcher:
     Attributes:
         steps: batched steps run so far; `rows` the sequence steps they held (so
             rows / steps is the mean batch size).
+        wakeups: times a waiting step's thread was woken (its batch done, its turn to
+            lead, or its clock): about one per row. Each thread has its own wake-up, so an
+            arrival wakes nobody and a finished batch wakes its own threads only.
     """
 
     def __init__(self, stepper: StepDecoder, capacity: int, wait: float = 0.002) -> None:
@@ -113,7 +117,7 @@ class StepBatcher:
         self._running = False  # a thread is running a batch
         self._last = 0.0  # when the latest step arrived
         self._cond = threading.Condition()
-        self.steps = self.rows = 0
+        self.steps = self.rows = self.wakeups = 0
 
     @property
     def seated(self) -> int:
@@ -136,7 +140,8 @@ class StepBatcher:
         finally:
             with self._cond:
                 self._free.append(slot)
-                self._cond.notify_all()  # a waiting batch may be complete now, or a seat free
+                self._cond.notify_all()  # a seat is free
+                self._wake_next()  # and the pending batch may be complete now
 
     def _cache(self, slot: int) -> KVCache:
         return slot_cache(self.keys, self.values, slot)
@@ -148,20 +153,27 @@ class StepBatcher:
         with self._cond:
             self._pending.append(job)
             self._last = time.monotonic()
-            self._cond.notify_all()
-            while job.logits is None and job.error is None:
-                if self._lead():
-                    break
-                self._cond.wait(self.wait)
-            else:
-                return self._result(job, seat.cache)  # another thread ran it
-            batch, self._pending, self._running = self._pending, [], True
-        try:
-            self._run(batch)
-        finally:
+        woken = False
+        while True:
             with self._cond:
-                self._running = False
-                self._cond.notify_all()
+                self.wakeups += woken
+                if job.logits is not None or job.error is not None:
+                    break
+                batch: list[_Job] | None = None
+                if self._lead():  # the arrival that completes the batch runs it at once
+                    batch, self._pending, self._running = self._pending, [], True
+                first = bool(self._pending) and self._pending[0] is job  # not yet running
+            if batch is not None:
+                self._run(batch)
+                woken = False
+                continue
+            # Each job is woken on its own, when its batch is done or it may lead the next:
+            # waking every waiter at each arrival, and all of them at the end of a batch,
+            # cost more than batching saved (16 seats, under the GIL). Only the first job
+            # of the pending batch keeps the clock (`wait`).
+            job.wake.wait(self.wait if first else None)
+            job.wake.clear()  # what woke it is in the state, read again above
+            woken = True
         return self._result(job, seat.cache)
 
     def _lead(self) -> bool:
@@ -172,7 +184,8 @@ class StepBatcher:
         return everyone or time.monotonic() - self._last >= self.wait
 
     def _run(self, batch: list[_Job]) -> None:
-        """Run `batch` as one step; every job gets its logits, or the error."""
+        """Run `batch` as one step; every job gets its logits, or the error, and is woken,
+        and so is the first job of the next batch (it may be complete already)."""
         try:
             slots = [j.slot for j in batch]
             top = max(slots) + 1  # slots 0…top−1 hold every stepping cache
@@ -180,13 +193,25 @@ class StepBatcher:
                 [j.token_id for j in batch], [j.pos for j in batch], slots,
                 self.keys[:top], self.values[:top],
             )  # fmt: skip
-        except Exception as e:  # every waiting thread sees the error
+            self.steps, self.rows = self.steps + 1, self.rows + len(batch)
+            for j, row in zip(batch, logits, strict=True):
+                j.logits = row
+        except BaseException as e:  # every waiting thread sees the error
             for j in batch:
                 j.error = e
-            return
-        self.steps, self.rows = self.steps + 1, self.rows + len(batch)
-        for j, row in zip(batch, logits, strict=True):
-            j.logits = row
+            if not isinstance(e, Exception):
+                raise
+        finally:
+            with self._cond:
+                self._running = False
+                self._wake_next()
+            for j in batch:
+                j.wake.set()
+
+    def _wake_next(self) -> None:
+        """Wake the first pending job, which may lead its batch now (lock held)."""
+        if self._pending:
+            self._pending[0].wake.set()
 
     def _result(self, job: _Job, cache: KVCache) -> F32:
         if job.error is not None:

@@ -112,6 +112,35 @@ def test_concurrent_generations_make_the_tokens_they_make_alone() -> None:
     assert len({tuple(a) for a in alone}) == len(alone)  # the requests did differ
 
 
+def test_a_thread_is_woken_for_its_own_batch_only() -> None:
+    """An arrival wakes nobody and a finished batch wakes its own threads: about one
+    wake-up per row. Waking every waiter at each arrival (and all of them at the end of
+    each batch) made 16 concurrent streams no faster than one after another."""
+    model, n = model_of(), 8
+    batcher = StepBatcher(StepDecoder(model), capacity=n, wait=30.0)  # no clock: arrivals only
+    start, done = threading.Barrier(n), []
+    cfg = GenerateConfig(max_new_tokens=24, temperature=0.8, seed=1, stop_at_eos=False)
+
+    def one(i: int) -> None:
+        start.wait(10)
+        with batcher.seat() as seat:
+            generate(model, ByteTokenizer(), [2, *range(40, 41 + i)], cfg, seat=seat)
+        done.append(i)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert sorted(done) == list(range(n)), "a generation did not finish"
+    assert batcher.rows >= 2 * batcher.steps, "the steps were hardly batched"
+    # each row's thread wakes once (or not at all: it ran the batch), and the next batch's
+    # first thread once more per batch (the end of the previous batch, or a seat freed)
+    assert batcher.wakeups <= batcher.rows + 2 * batcher.steps, (
+        f"{batcher.wakeups} wake-ups for {batcher.rows} rows in {batcher.steps} steps"
+    )
+
+
 def _replies(engine: ChatEngine, together: bool) -> list[tuple[str, int, str]]:
     out: list[tuple[str, int, str]] = [("", 0, "")] * len(SETTINGS)
     start = threading.Barrier(len(SETTINGS) if together else 1)
