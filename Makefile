@@ -79,10 +79,10 @@ bench: $(STAMP)
 	-$(BIN)/python bench/model_forward.py
 	-$(BIN)/python bench/model_train_step.py
 	-$(BIN)/python bench/train_throughput.py
-	-$(BIN)/python bench/generate_cache.py
+	-$(BIN)/python bench/generate_cache.py --runs 5
 	-$(BIN)/python bench/bpe_train.py
 	-$(BIN)/python bench/bpe_train.py --hf-threads 0 --runs 5
-	-$(BIN)/python bench/grade_batch.py
+	-BENCH_RUNS=5 $(BIN)/python bench/grade_batch.py
 	-$(BIN)/python bench/serve_load.py
 	-$(BIN)/python bench/codec_decode.py
 	$(BIN)/python bench/summary.py
