@@ -49,6 +49,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -231,8 +232,13 @@ class StepDecoder:
         return out if every else out[rows]  # (B, H)
 
     def _norm(self, x: F64) -> F64:
-        """(x − mean) / √(var + eps) of each row [B, H]; γ and β live in the next matrix."""
+        """(x − mean) / √(var + eps) of each row [B, H] (or of one row [H]); γ and β live in
+        the next matrix."""
         inv_h = 1.0 / x.shape[-1]
+        if x.ndim == 1:  # one row: the same sums, the scalars around them in Python (2x faster)
+            row: F64 = x - np.add.reduce(x) * inv_h  # (H,)
+            row *= 1.0 / math.sqrt(np.add.reduce(row * row) * inv_h + self.eps)
+            return row
         centred: F64 = x - x.sum(axis=-1, keepdims=True) * inv_h  # (B, H)
         centred *= 1.0 / np.sqrt((centred * centred).sum(axis=-1, keepdims=True) * inv_h + self.eps)
         return centred

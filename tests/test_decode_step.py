@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 from framework.config import ModelConfig, default_config, tiny_config
 from framework.decode_step import StepDecoder
@@ -113,3 +116,29 @@ def test_the_decoder_takes_the_fast_path_only_for_a_plain_model(
         d.logits()
         d.push(tok)
     assert [len(c["ids"]) for c in spy.calls] == [3] + [1] * 9
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    rows=hnp.arrays(
+        np.float64,
+        hnp.array_shapes(min_dims=2, max_dims=2, min_side=1, max_side=160),
+        elements=st.floats(-1e6, 1e6, allow_nan=False, width=64),
+    )
+)
+def test_the_one_row_norm_is_bit_for_bit_the_batched_one(rows: np.ndarray) -> None:
+    """A solo step normalises its row as a vector (faster); each row of a batch must come
+    out the same, bit for bit, or a seed's reply would depend on who else is decoding."""
+    stepper = _norm_stepper(rows.shape[1])
+    batched = stepper._norm(rows)
+    for i, row in enumerate(rows):
+        assert np.array_equal(stepper._norm(row), batched[i]), (i, row)
+
+
+def _norm_stepper(h: int) -> StepDecoder:
+    if h not in _STEPPERS:
+        _STEPPERS[h] = StepDecoder(GPTModel(ModelConfig(260, h, 1, 1, 4 * h, 8)))
+    return _STEPPERS[h]
+
+
+_STEPPERS: dict[int, StepDecoder] = {}
