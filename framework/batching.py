@@ -7,15 +7,28 @@ seed, penalties and stop strings (`framework.generate`). What they share is the 
 sequence attends over its own KV cache. A generation takes a `Seat` (a slot of the
 batcher's cache pool) for as long as it runs; it can join or leave between any two steps.
 
-    thread A:  prefill ─ step ┐        ┌ sample ─ step ┐       ┌ sample ─ …
-    thread B:      prefill ─ step ┐    │               │       │
-    batcher:                    [A, B] ┘ ─────────── [A, B] ───┘
+Two ways to run in it:
 
-A step runs as soon as every seated generation is waiting for one, or when none has
-arrived for `wait` seconds (one may be prefilling, or writing to a slow client: the
-others go on without it). The thread that arrives last runs the batch; there is no
-background thread. A seat's logits do not depend on the other seats (see
-`framework.decode_step`), so a seeded reply is the same alone or in any batch.
+- `generate(..., seat=seat)` (what `minillm serve` does) hands its loop to the batch's
+  decode thread after the prefill (`StepBatcher.drive`). That one thread runs a batched
+  step for every driven generation, then each one's sampling and text up to its next
+  step, and passes the text to its caller's thread, which writes it out:
+
+      caller A:  prefill ┐                ┌ text ┐        ┌ text
+      caller B:   prefill┐                │      │        │
+      decode:         [A, B] step, sample A, B ─── [A, B] step, sample A, B ─── …
+
+  A generation joins at the next step, and leaves when it ends or its caller has gone
+  (`on_text` raised: a client that left). No thread but the caller's wakes per token:
+  on a small machine a thread switch costs tens of µs, as much as a token's sampling, and
+  16 threads that each sampled their own tokens were no faster than one after another.
+- `Seat.step` from any thread blocks until its step has run in a batch: a step runs as
+  soon as every seated generation is waiting for one, or when none has arrived for
+  `wait` seconds (one may be prefilling); the thread that arrives last runs it, and each
+  waiting thread is woken for its own batch only.
+
+A seat's logits do not depend on the other seats (see `framework.decode_step`), so a
+seeded reply is the same alone or in any batch.
 
 `greedy_decode` is the same idea without threads, for evaluation: many prompts, each
 continued greedily; a prompt takes a free slot as soon as another's reply ends.
@@ -38,16 +51,18 @@ Example:
 
 from __future__ import annotations
 
+import queue
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from framework.decode_step import StepDecoder
+from framework.decode_step import StepDecoder, StepRequest
 from framework.kv_cache import KVCache
 from framework.model import GPTModel
 from framework.tensor import Tensor
@@ -68,6 +83,18 @@ class _Job:
     logits: F32 | None = None  # (V,) set by the thread that runs the batch
     error: BaseException | None = None
     wake: threading.Event = field(default_factory=threading.Event)  # done, or may lead
+
+
+@dataclass
+class _Flow:
+    """A generation driven by the decode thread (`StepBatcher.drive`)."""
+
+    run: Generator[str | StepRequest, Any, None]  # framework.generate's loop, scheduled
+    step: StepRequest  # its pending decode step
+    seat: Seat
+    out: queue.SimpleQueue[tuple[str, object]] = field(default_factory=queue.SimpleQueue)
+    cancelled: bool = False  # its caller has gone (set by the caller's thread)
+    released: threading.Event = field(default_factory=threading.Event)  # dropped for good
 
 
 class Seat:
@@ -117,6 +144,9 @@ class StepBatcher:
         self._running = False  # a thread is running a batch
         self._last = 0.0  # when the latest step arrived
         self._cond = threading.Condition()
+        self._stepping = threading.Lock()  # one batched step at a time, whoever runs it
+        self._flows: list[_Flow] = []  # generations the decode thread drives (`drive`)
+        self._decoding = False  # the decode thread runs
         self.steps = self.rows = self.wakeups = 0
 
     @property
@@ -189,11 +219,12 @@ class StepBatcher:
         try:
             slots = [j.slot for j in batch]
             top = max(slots) + 1  # slots 0…top−1 hold every stepping cache
-            logits = self.stepper.step_batch(
-                [j.token_id for j in batch], [j.pos for j in batch], slots,
-                self.keys[:top], self.values[:top],
-            )  # fmt: skip
-            self.steps, self.rows = self.steps + 1, self.rows + len(batch)
+            with self._stepping:
+                logits = self.stepper.step_batch(
+                    [j.token_id for j in batch], [j.pos for j in batch], slots,
+                    self.keys[:top], self.values[:top],
+                )  # fmt: skip
+                self.steps, self.rows = self.steps + 1, self.rows + len(batch)
             for j, row in zip(batch, logits, strict=True):
                 j.logits = row
         except BaseException as e:  # every waiting thread sees the error
@@ -212,6 +243,110 @@ class StepBatcher:
         """Wake the first pending job, which may lead its batch now (lock held)."""
         if self._pending:
             self._pending[0].wake.set()
+
+    def drive(
+        self,
+        seat: Seat,
+        run: Generator[str | StepRequest, Any, None],
+        on_text: Callable[[str], Any] | None,
+    ) -> None:
+        """Run one generation's loop (`framework.generate`, scheduled) in this batch.
+
+        The caller's thread runs the loop up to its first decode step (the prefill), then
+        hands it to the batch's decode thread, which runs every driven generation's steps
+        together and their sampling after each step, one thread for all: no thread wakes
+        per token but the caller's, to pass on its text (`on_text`, called here, in the
+        caller's thread). If `on_text` raises (a client that left), the generation is
+        dropped at the next step and the error is raised here once it is.
+
+        Raises:
+            whatever the loop raises, in the caller's thread.
+        """
+        item = next(run, None)
+        while isinstance(item, str):  # text made before the first step
+            if on_text is not None:
+                on_text(item)
+            item = next(run, None)
+        if item is None:  # the loop ended without a step (or needs none: a probe model)
+            return
+        flow = _Flow(run, item, seat)
+        with self._cond:
+            self._flows.append(flow)
+            if not self._decoding:
+                self._decoding = True
+                threading.Thread(target=self._decode, name="decode", daemon=True).start()
+        try:
+            while True:
+                kind, value = flow.out.get()
+                if kind == "text":
+                    if on_text is not None:
+                        on_text(value)  # type: ignore[arg-type]
+                elif kind == "error":
+                    raise value  # type: ignore[misc]
+                else:
+                    return
+        except BaseException:
+            flow.cancelled = True
+            raise
+        finally:
+            flow.released.wait()  # the seat's cache is no longer stepped
+
+    def _decode(self) -> None:
+        """The decode thread: while generations are driven, one batched step for all of
+        them, then each one's loop up to its next step; it ends when none is left."""
+        while True:
+            with self._cond:
+                for f in [f for f in self._flows if f.cancelled]:
+                    self._drop(f)
+                flows = list(self._flows)
+                if not flows:
+                    self._decoding = False
+                    return
+            try:
+                self._round(flows)
+            except BaseException as e:  # never leave a caller waiting
+                with self._cond:
+                    for f in flows:
+                        if f in self._flows:
+                            f.out.put(("error", e))
+                            self._drop(f)
+                if not isinstance(e, Exception):
+                    raise
+
+    def _round(self, flows: list[_Flow]) -> None:
+        """One batched step of `flows`, and each one's loop on to its next step."""
+        slots = [f.seat.slot for f in flows]
+        top = max(slots) + 1
+        with self._stepping:
+            logits = self.stepper.step_batch(
+                [f.step.token_id for f in flows], [f.step.pos for f in flows], slots,
+                self.keys[:top], self.values[:top],
+            )  # fmt: skip
+            self.steps, self.rows = self.steps + 1, self.rows + len(flows)
+        for f, row in zip(flows, logits, strict=True):
+            cache = f.seat.cache
+            cache.lengths[:] = [f.step.pos + 1] * cache.num_layers
+            try:
+                item = f.run.send(row)
+                while isinstance(item, str):
+                    f.out.put(("text", item))
+                    item = next(f.run)
+                f.step = item
+            except StopIteration:
+                f.out.put(("done", None))
+            except Exception as e:  # the generation's own error, raised in its caller
+                f.out.put(("error", e))
+            else:
+                continue
+            with self._cond:
+                self._drop(f)
+
+    def _drop(self, flow: _Flow) -> None:
+        """Stop driving `flow` (lock held): its loop is closed, its caller released."""
+        self._flows.remove(flow)
+        if flow.cancelled:
+            flow.run.close()
+        flow.released.set()
 
     def _result(self, job: _Job, cache: KVCache) -> F32:
         if job.error is not None:

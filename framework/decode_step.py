@@ -62,7 +62,7 @@ from framework.model import GPTModel
 from framework.module import array_of
 from framework.transformer import BlockWeights, run_blocks
 
-__all__ = ["StepDecoder"]
+__all__ = ["StepDecoder", "StepRequest"]
 
 F32 = NDArray[np.float32]
 F64 = NDArray[np.float64]
@@ -96,6 +96,15 @@ class _Layer:
 
 def _f64(a: NDArray[np.floating]) -> F64:
     return np.ascontiguousarray(a, dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class StepRequest:
+    """A generation's next decode step, asked of whoever runs the steps (the batch's decode
+    thread, `framework.batching`): feed `token_id` at `pos` and answer with its logits [V]."""
+
+    token_id: int
+    pos: int
 
 
 class StepDecoder:

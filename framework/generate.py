@@ -39,14 +39,14 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from framework.decode_step import StepDecoder
+from framework.decode_step import StepDecoder, StepRequest
 from framework.kv_cache import KVCache
 from framework.model import GPTModel
 from framework.sampling import sample
@@ -186,13 +186,27 @@ class Decoder:
 
     def logits(self) -> NDArray[np.float32]:
         """Next-token logits [V] after the current context."""
+        steps = self.next_logits()
+        try:
+            request = next(steps)  # a one-token step: this decoder's stepper runs it
+            assert self.stepper is not None and self.cache is not None
+            steps.send(self.stepper.step(request.token_id, request.pos, self.cache))
+        except StopIteration as done:
+            last: NDArray[np.float32] = done.value
+            return last
+        raise RuntimeError("next_logits asked for a second step")  # pragma: no cover
+
+    def next_logits(self) -> Generator[StepRequest, NDArray[np.float32], NDArray[np.float32]]:
+        """`logits()` as a generator: a prefill (or a whole window, without a cache) runs
+        here; a one-token step through the fast path is yielded as a `StepRequest`, to be
+        answered with its logits [V] by whoever runs the step (`framework.batching`)."""
         window = self.ids[self.start :]
         if self.cache is None:
             last: NDArray[np.float32] = self.model.forward(window).numpy()[-1]  # (V,)
             return last
         new = window[self.fed :]  # prefill: the whole window; decode: one token
         if self.stepper is not None and self.fed and len(new) == 1:
-            last = self.stepper.step(new[0], self.fed, self.cache)  # (V,)
+            last = yield StepRequest(new[0], self.fed)  # (V,)
         else:
             out = self.model.forward(new, kv_cache=self.cache, start_pos=self.fed)  # (S, V)
             last = out.numpy()[-1]  # (V,)
@@ -206,6 +220,9 @@ class Decoder:
             self.start = len(self.ids) - self.keep
             self.fed = 0  # re-prefill the kept part at positions 0…keep−1
             self.slides += 1
+
+
+_OWN_LOGITS = Decoder.logits  # `_run` yields its steps only where it is not replaced
 
 
 def _prompt_ids(tokenizer: Tokenizer, prompt: str | Sequence[int], add_bos: bool) -> list[int]:
@@ -233,8 +250,11 @@ def _run(
     rng: np.random.Generator | None,
     result: GenerateResult,
     seat: Seat | None = None,
-) -> Iterator[str]:
-    """The loop: yields text pieces, fills `result` as it goes."""
+    scheduled: bool = False,
+) -> Generator[str | StepRequest, Any, None]:
+    """The loop: yields text pieces, fills `result` as it goes. `scheduled`: each decode
+    step is yielded as a `StepRequest` and answered with its logits by the caller (the
+    batch's decode thread), instead of being run here."""
     cfg = config.validate()
     rng = np.random.default_rng(cfg.seed) if rng is None else rng
     decoder = Decoder(model, _prompt_ids(tokenizer, prompt, cfg.add_bos), cfg.use_cache,
@@ -245,7 +265,11 @@ def _run(
     stop_ids = set(cfg.stop_ids) | ({tokenizer.eos_id} if cfg.stop_at_eos else set())
     stream = TextStream(cfg.stop)
     for _ in range(cfg.max_new_tokens):
-        logits: NDArray[np.floating] = decoder.logits()  # (V,)
+        logits: NDArray[np.floating]
+        if scheduled and type(decoder).logits is _OWN_LOGITS:
+            logits = yield from decoder.next_logits()  # (V,) the step runs in the batch
+        else:  # unscheduled, or a `logits` replaced (a probe, a script): it is called
+            logits = decoder.logits()  # (V,)
         if cfg.presence_penalty or cfg.frequency_penalty:
             logits = logits - cfg.presence_penalty * (counts > 0) - cfg.frequency_penalty * counts
         if allowed is not None:
@@ -305,7 +329,11 @@ def generate(
         True
     """
     result = GenerateResult("", [], [], "length")
-    for piece in _run(model, tokenizer, prompt, config or GenerateConfig(), rng, result, seat):
+    if seat is not None:  # the batch's decode thread runs the steps (and the sampling)
+        run = _run(model, tokenizer, prompt, config or GenerateConfig(), rng, result, seat, True)
+        seat.batcher.drive(seat, run, on_text)
+        return result
+    for piece in _texts(_run(model, tokenizer, prompt, config or GenerateConfig(), rng, result)):
         if on_text is not None:
             on_text(piece)
     return result
@@ -332,4 +360,12 @@ def generate_stream(
         True
     """
     result = GenerateResult("", [], [], "length")
-    yield from _run(model, tokenizer, prompt, config or GenerateConfig(), rng, result)
+    yield from _texts(_run(model, tokenizer, prompt, config or GenerateConfig(), rng, result))
+
+
+def _texts(run: Iterator[str | StepRequest]) -> Iterator[str]:
+    """The pieces of a loop that runs its own steps (not `scheduled`): text only."""
+    for piece in run:
+        if not isinstance(piece, str):  # pragma: no cover - only a scheduled loop asks
+            raise TypeError("an unscheduled generation asked for a step")
+        yield piece

@@ -11,7 +11,7 @@ from serving_helpers import TINY
 from framework.batching import StepBatcher, greedy_decode
 from framework.config import default_config
 from framework.decode_step import StepDecoder
-from framework.generate import GenerateConfig, generate
+from framework.generate import Decoder, GenerateConfig, generate
 from framework.kv_cache import KVCache
 from framework.model import GPTModel, init_weights
 from framework.serving import ChatEngine, Gate, ReplySettings
@@ -113,18 +113,19 @@ def test_concurrent_generations_make_the_tokens_they_make_alone() -> None:
 
 
 def test_a_thread_is_woken_for_its_own_batch_only() -> None:
-    """An arrival wakes nobody and a finished batch wakes its own threads: about one
-    wake-up per row. Waking every waiter at each arrival (and all of them at the end of
-    each batch) made 16 concurrent streams no faster than one after another."""
+    """`Seat.step` from many threads (each blocking until its batch ran): an arrival wakes
+    nobody and a finished batch wakes its own threads, about one wake-up per row. Waking
+    every waiter at each arrival made 16 streams no faster than one after another."""
     model, n = model_of(), 8
     batcher = StepBatcher(StepDecoder(model), capacity=n, wait=30.0)  # no clock: arrivals only
     start, done = threading.Barrier(n), []
-    cfg = GenerateConfig(max_new_tokens=24, temperature=0.8, seed=1, stop_at_eos=False)
 
     def one(i: int) -> None:
         start.wait(10)
         with batcher.seat() as seat:
-            generate(model, ByteTokenizer(), [2, *range(40, 41 + i)], cfg, seat=seat)
+            decoder = Decoder(model, [2, *range(40, 41 + i)], seat=seat)
+            for _ in range(24):
+                decoder.push(int(np.argmax(decoder.logits())))  # the steps block here
         done.append(i)
 
     threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
@@ -136,9 +137,80 @@ def test_a_thread_is_woken_for_its_own_batch_only() -> None:
     assert batcher.rows >= 2 * batcher.steps, "the steps were hardly batched"
     # each row's thread wakes once (or not at all: it ran the batch), and the next batch's
     # first thread once more per batch (the end of the previous batch, or a seat freed)
-    assert batcher.wakeups <= batcher.rows + 2 * batcher.steps, (
+    assert 0 < batcher.wakeups <= batcher.rows + 2 * batcher.steps, (
         f"{batcher.wakeups} wake-ups for {batcher.rows} rows in {batcher.steps} steps"
     )
+
+
+def test_driven_generations_are_stepped_and_sampled_by_one_decode_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`generate` in a seat hands its loop to the batch's decode thread after the prefill:
+    every later step and draw runs there, for all of them, so no thread but the caller's
+    wakes per token (to pass its text on). The thread ends with the last generation."""
+    import framework.generate as gen
+
+    threads_that_sampled: list[str] = []
+    real_sample = gen.sample
+
+    def sample(*args, **kwargs):  # type: ignore[no-untyped-def]
+        threads_that_sampled.append(threading.current_thread().name)
+        return real_sample(*args, **kwargs)
+
+    monkeypatch.setattr(gen, "sample", sample)
+    configs = [GenerateConfig(max_new_tokens=12, temperature=0.9, seed=i, stop_at_eos=False)
+               for i in range(6)]  # fmt: skip
+    model = model_of()
+    alone = _generate_all(model, configs, together=False)
+    threads_that_sampled.clear()
+    together = _generate_all(model, configs, together=True)
+    assert together == alone
+    callers = [t for t in threads_that_sampled if t != "decode"]
+    assert len(callers) <= len(configs), callers  # the first draw only, after the prefill
+    assert threads_that_sampled.count("decode") >= 6 * 11
+    for t in threading.enumerate():
+        if t.name == "decode":
+            t.join(5)
+    assert not [t for t in threading.enumerate() if t.name == "decode"], "the thread lingers"
+
+
+def test_a_failed_step_is_raised_in_every_caller_and_the_batch_recovers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    model = model_of()
+    batcher = StepBatcher(StepDecoder(model), capacity=3)
+    real = batcher.stepper.step_batch
+    calls = []
+
+    def failing(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        if len(calls) == 3:
+            raise MemoryError("no room for the step")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(batcher.stepper, "step_batch", failing)
+    cfg = GenerateConfig(max_new_tokens=30, temperature=0.8, seed=4, stop_at_eos=False)
+    errors: list[BaseException] = []
+    start = threading.Barrier(3)
+
+    def one(i: int) -> None:
+        start.wait(10)
+        with batcher.seat() as seat:
+            try:
+                generate(model, ByteTokenizer(), [2, 40 + i], cfg, seat=seat)
+            except MemoryError as e:
+                errors.append(e)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert errors and all("no room" in str(e) for e in errors), errors
+    assert batcher.seated == 0 and not batcher._flows
+    with batcher.seat() as seat:  # the batch works on after the failure
+        after = generate(model, ByteTokenizer(), [2, 40], cfg, seat=seat)
+    assert len(after.token_ids) == 30
 
 
 def _replies(engine: ChatEngine, together: bool) -> list[tuple[str, int, str]]:
