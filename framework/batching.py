@@ -19,9 +19,11 @@ Two ways to run in it:
       decode:         [A, B] step, sample A, B ─── [A, B] step, sample A, B ─── …
 
   A generation joins at the next step, and leaves when it ends or its caller has gone
-  (`on_text` raised: a client that left). No thread but the caller's wakes per token:
-  on a small machine a thread switch costs tens of µs, as much as a token's sampling, and
-  16 threads that each sampled their own tokens were no faster than one after another.
+  (`on_text` raised: a client that left). A lone generation is stepped by its caller
+  until a second one is driven, and then joins it. No thread but the caller's wakes per
+  token: on a small machine a thread switch costs tens of µs, as much as a token's
+  sampling, and 16 threads that each sampled their own tokens were no faster than one
+  after another.
 - `Seat.step` from any thread blocks until its step has run in a batch: a step runs as
   soon as every seated generation is waiting for one, or when none has arrived for
   `wait` seconds (one may be prefilling); the thread that arrives last runs it, and each
@@ -147,6 +149,7 @@ class StepBatcher:
         self._stepping = threading.Lock()  # one batched step at a time, whoever runs it
         self._flows: list[_Flow] = []  # generations the decode thread drives (`drive`)
         self._decoding = False  # the decode thread runs
+        self._alone: _Flow | None = None  # a lone generation its caller steps (`drive`)
         self.steps = self.rows = self.wakeups = 0
 
     @property
@@ -271,10 +274,13 @@ class StepBatcher:
             return
         flow = _Flow(run, item, seat)
         with self._cond:
-            self._flows.append(flow)
-            if not self._decoding:
-                self._decoding = True
-                threading.Thread(target=self._decode, name="decode", daemon=True).start()
+            alone = not self._flows and not self._decoding and self._alone is None
+            if alone:
+                self._alone = flow
+            else:
+                self._join(flow)
+        if alone and not self._run_alone(flow, on_text):
+            return  # it ended before another generation came
         try:
             while True:
                 kind, value = flow.out.get()
@@ -290,6 +296,45 @@ class StepBatcher:
             raise
         finally:
             flow.released.wait()  # the seat's cache is no longer stepped
+
+    def _join(self, flow: _Flow) -> None:
+        """Hand `flow` to the decode thread, starting it if it is not running (lock held)."""
+        self._flows.append(flow)
+        if not self._decoding:
+            self._decoding = True
+            threading.Thread(target=self._decode, name="decode", daemon=True).start()
+
+    def _run_alone(self, flow: _Flow, on_text: Callable[[str], Any] | None) -> bool:
+        """Step `flow` in its caller's thread while no other generation is driven (a lone
+        stream pays no thread switch per token); True once it has joined the decode thread
+        because another one came, False when it ended first. Its errors are raised here."""
+        seat, cache = flow.seat, flow.seat.cache
+        try:
+            while True:
+                with self._cond:
+                    if self._flows:  # another generation is driven: decode together
+                        self._alone = None
+                        self._join(flow)
+                        return True
+                with self._stepping:
+                    logits = self.stepper.step_batch(
+                        [flow.step.token_id], [flow.step.pos], [seat.slot],
+                        self.keys[: seat.slot + 1], self.values[: seat.slot + 1],
+                    )  # fmt: skip
+                    self.steps, self.rows = self.steps + 1, self.rows + 1
+                cache.lengths[:] = [flow.step.pos + 1] * cache.num_layers
+                item = flow.run.send(logits[0])
+                while isinstance(item, str):
+                    if on_text is not None:
+                        on_text(item)
+                    item = next(flow.run)
+                flow.step = item
+        except StopIteration:
+            return False
+        finally:
+            with self._cond:
+                if self._alone is flow:
+                    self._alone = None
 
     def _decode(self) -> None:
         """The decode thread: while generations are driven, one batched step for all of
