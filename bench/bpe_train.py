@@ -91,6 +91,17 @@ def hf_tokenizer(chunks: list[str], merges: int, words: bool = False) -> Any:
     return tok
 
 
+def _threads(text: str) -> int:
+    """A thread count for --hf-threads: an int >= 0, else argparse's error names it."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 (every core) or a count >= 1, got {text!r}")
+    return n
+
+
 def pin_hf_threads(n: int, environ: dict[str, str] | None = None) -> str:
     """Hold HF's rayon pool to `n` threads (0: every core, the user's own setting dropped)
     and say so. HF reads ``RAYON_NUM_THREADS`` when it first builds its pool, so this runs
@@ -116,7 +127,7 @@ def main() -> None:
     parser.add_argument("--merges", type=int, default=500)
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument(
-        "--hf-threads", type=int, default=1, help="HF's rayon threads (0: every core)"
+        "--hf-threads", type=_threads, default=1, help="HF's rayon threads (0: every core)"
     )
     args = parser.parse_args()
     hf_cores = pin_hf_threads(args.hf_threads)

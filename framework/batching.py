@@ -98,6 +98,36 @@ class _Flow:
     cancelled: bool = False  # its caller has gone (set by the caller's thread)
     released: threading.Event = field(default_factory=threading.Event)  # dropped for good
 
+    def advance(self, logits: F32, emit: Callable[[str], Any]) -> StepRequest | None:
+        """Answer the pending step with its `logits`: its cache now holds row `pos`; the
+        loop runs on to its next step (returned), its text to `emit`; None when it ends."""
+        cache = self.seat.cache
+        cache.lengths[:] = [self.step.pos + 1] * cache.num_layers
+        return _advance(self.run, logits, emit)
+
+    def queue_text(self, text: str) -> None:
+        """Text made in the decode thread, for the caller's thread to pass on."""
+        self.out.put(("text", text))
+
+
+def _advance(
+    run: Generator[str | StepRequest, Any, None], value: Any, emit: Callable[[str], Any]
+) -> StepRequest | None:
+    """Send `value` into the loop (None to start it) and pass the text it yields to `emit`,
+    up to its next step (returned); None when the loop ends."""
+    try:
+        item = run.send(value)
+        while isinstance(item, str):
+            emit(item)
+            item = next(run)
+    except StopIteration:
+        return None
+    return item
+
+
+def _ignore(text: str) -> None:
+    """An `on_text` that keeps nothing."""
+
 
 class Seat:
     """A generation's place in the batch: slot `slot` of the pool and the cache on it.
@@ -221,13 +251,7 @@ class StepBatcher:
         and so is the first job of the next batch (it may be complete already)."""
         try:
             slots = [j.slot for j in batch]
-            top = max(slots) + 1  # slots 0…top−1 hold every stepping cache
-            with self._stepping:
-                logits = self.stepper.step_batch(
-                    [j.token_id for j in batch], [j.pos for j in batch], slots,
-                    self.keys[:top], self.values[:top],
-                )  # fmt: skip
-                self.steps, self.rows = self.steps + 1, self.rows + len(batch)
+            logits = self._step([j.token_id for j in batch], [j.pos for j in batch], slots)
             for j, row in zip(batch, logits, strict=True):
                 j.logits = row
         except BaseException as e:  # every waiting thread sees the error
@@ -241,6 +265,16 @@ class StepBatcher:
                 self._wake_next()
             for j in batch:
                 j.wake.set()
+
+    def _step(self, token_ids: list[int], positions: list[int], slots: list[int]) -> F32:
+        """One batched step (one at a time, whichever thread runs it), counted."""
+        top = max(slots) + 1  # slots 0…top−1 hold every stepping cache
+        with self._stepping:
+            logits = self.stepper.step_batch(
+                token_ids, positions, slots, self.keys[:top], self.values[:top]
+            )
+            self.steps, self.rows = self.steps + 1, self.rows + len(slots)
+        return logits
 
     def _wake_next(self) -> None:
         """Wake the first pending job, which may lead its batch now (lock held)."""
@@ -265,21 +299,18 @@ class StepBatcher:
         Raises:
             whatever the loop raises, in the caller's thread.
         """
-        item = next(run, None)
-        while isinstance(item, str):  # text made before the first step
-            if on_text is not None:
-                on_text(item)
-            item = next(run, None)
-        if item is None:  # the loop ended without a step (or needs none: a probe model)
+        emit = on_text or _ignore
+        first = _advance(run, None, emit)  # the prefill, and the text made before a step
+        if first is None:  # the loop ended without a step (or needs none: a probe model)
             return
-        flow = _Flow(run, item, seat)
+        flow = _Flow(run, first, seat)
         with self._cond:
             alone = not self._flows and not self._decoding and self._alone is None
             if alone:
                 self._alone = flow
             else:
                 self._join(flow)
-        if alone and not self._run_alone(flow, on_text):
+        if alone and not self._run_alone(flow, emit):
             return  # it ended before another generation came
         try:
             while True:
@@ -304,11 +335,10 @@ class StepBatcher:
             self._decoding = True
             threading.Thread(target=self._decode, name="decode", daemon=True).start()
 
-    def _run_alone(self, flow: _Flow, on_text: Callable[[str], Any] | None) -> bool:
+    def _run_alone(self, flow: _Flow, emit: Callable[[str], Any]) -> bool:
         """Step `flow` in its caller's thread while no other generation is driven (a lone
         stream pays no thread switch per token); True once it has joined the decode thread
         because another one came, False when it ended first. Its errors are raised here."""
-        seat, cache = flow.seat, flow.seat.cache
         try:
             while True:
                 with self._cond:
@@ -316,21 +346,11 @@ class StepBatcher:
                         self._alone = None
                         self._join(flow)
                         return True
-                with self._stepping:
-                    logits = self.stepper.step_batch(
-                        [flow.step.token_id], [flow.step.pos], [seat.slot],
-                        self.keys[: seat.slot + 1], self.values[: seat.slot + 1],
-                    )  # fmt: skip
-                    self.steps, self.rows = self.steps + 1, self.rows + 1
-                cache.lengths[:] = [flow.step.pos + 1] * cache.num_layers
-                item = flow.run.send(logits[0])
-                while isinstance(item, str):
-                    if on_text is not None:
-                        on_text(item)
-                    item = next(flow.run)
-                flow.step = item
-        except StopIteration:
-            return False
+                step = flow.step
+                row = self._step([step.token_id], [step.pos], [flow.seat.slot])[0]
+                if (after := flow.advance(row, emit)) is None:
+                    return False
+                flow.step = after
         finally:
             with self._cond:
                 if self._alone is flow:
@@ -360,31 +380,24 @@ class StepBatcher:
 
     def _round(self, flows: list[_Flow]) -> None:
         """One batched step of `flows`, and each one's loop on to its next step."""
-        slots = [f.seat.slot for f in flows]
-        top = max(slots) + 1
-        with self._stepping:
-            logits = self.stepper.step_batch(
-                [f.step.token_id for f in flows], [f.step.pos for f in flows], slots,
-                self.keys[:top], self.values[:top],
-            )  # fmt: skip
-            self.steps, self.rows = self.steps + 1, self.rows + len(flows)
+        steps = [f.step for f in flows]
+        logits = self._step(
+            [s.token_id for s in steps], [s.pos for s in steps], [f.seat.slot for f in flows]
+        )
         for f, row in zip(flows, logits, strict=True):
-            cache = f.seat.cache
-            cache.lengths[:] = [f.step.pos + 1] * cache.num_layers
             try:
-                item = f.run.send(row)
-                while isinstance(item, str):
-                    f.out.put(("text", item))
-                    item = next(f.run)
-                f.step = item
-            except StopIteration:
-                f.out.put(("done", None))
+                after = f.advance(row, f.queue_text)
             except Exception as e:  # the generation's own error, raised in its caller
                 f.out.put(("error", e))
+                after = None
             else:
-                continue
-            with self._cond:
-                self._drop(f)
+                if after is None:
+                    f.out.put(("done", None))
+            if after is None:
+                with self._cond:
+                    self._drop(f)
+            else:
+                f.step = after
 
     def _drop(self, flow: _Flow) -> None:
         """Stop driving `flow` (lock held): its loop is closed, its caller released."""

@@ -186,31 +186,28 @@ class Decoder:
 
     def logits(self) -> NDArray[np.float32]:
         """Next-token logits [V] after the current context."""
-        steps = self.next_logits()
-        try:
-            request = next(steps)  # a one-token step: this decoder's stepper runs it
-            assert self.stepper is not None and self.cache is not None
-            steps.send(self.stepper.step(request.token_id, request.pos, self.cache))
-        except StopIteration as done:
-            last: NDArray[np.float32] = done.value
-            return last
-        raise RuntimeError("next_logits asked for a second step")  # pragma: no cover
-
-    def next_logits(self) -> Generator[StepRequest, NDArray[np.float32], NDArray[np.float32]]:
-        """`logits()` as a generator: a prefill (or a whole window, without a cache) runs
-        here; a one-token step through the fast path is yielded as a `StepRequest`, to be
-        answered with its logits [V] by whoever runs the step (`framework.batching`)."""
         window = self.ids[self.start :]
         if self.cache is None:
             last: NDArray[np.float32] = self.model.forward(window).numpy()[-1]  # (V,)
             return last
         new = window[self.fed :]  # prefill: the whole window; decode: one token
         if self.stepper is not None and self.fed and len(new) == 1:
-            last = yield StepRequest(new[0], self.fed)  # (V,)
+            last = self.stepper.step(new[0], self.fed, self.cache)  # (V,)
         else:
             out = self.model.forward(new, kv_cache=self.cache, start_pos=self.fed)  # (S, V)
             last = out.numpy()[-1]  # (V,)
         self.fed = len(window)
+        return last
+
+    def next_logits(self) -> Generator[StepRequest, NDArray[np.float32], NDArray[np.float32]]:
+        """`logits()` as a generator: a one-token step through the fast path is yielded as
+        a `StepRequest`, to be answered with its logits [V] by whoever runs the step
+        (`framework.batching`); anything else (a prefill, a whole window) runs here."""
+        pending = len(self.ids) - self.start - self.fed  # tokens not in the cache yet
+        if self.cache is None or self.stepper is None or not self.fed or pending != 1:
+            return self.logits()
+        last = yield StepRequest(self.ids[-1], self.fed)  # (V,)
+        self.fed += 1
         return last
 
     def push(self, token_id: int) -> None:

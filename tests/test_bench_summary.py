@@ -68,3 +68,14 @@ def test_the_bpe_bench_holds_hf_to_one_thread_unless_told() -> None:
     assert bpe_train.pin_hf_threads(2, env) == "2 threads" and env["RAYON_NUM_THREADS"] == "2"
     assert bpe_train.pin_hf_threads(0, env) == "every core"
     assert "RAYON_NUM_THREADS" not in env  # a user's own value would pin it: dropped
+
+
+def test_the_bpe_bench_refuses_a_thread_count_below_zero() -> None:
+    import argparse
+
+    import bpe_train
+
+    assert bpe_train._threads("0") == 0 and bpe_train._threads("3") == 3
+    for bad in ("-1", "two", ""):
+        with pytest.raises(argparse.ArgumentTypeError, match="expected 0"):
+            bpe_train._threads(bad)
