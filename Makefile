@@ -56,10 +56,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-# one worker per core; a file's tests stay together, so a module's built fixtures and the
-# mutant runs they share are made once (MINILLM_PYTEST_ARGS="-n 0" runs in one process)
+# one worker per core and one more, the files marked slow first (tests/conftest.py); a
+# file's tests stay together, so a module's built fixtures and the mutant runs they share
+# are made once (MINILLM_PYTEST_ARGS="-n 0" runs in one process)
 pytest: $(STAMP) bytecode
-	$(BIN)/pytest -q -n auto --dist loadfile $(MINILLM_PYTEST_ARGS)
+	$(BIN)/pytest -q -n auto --dist loadfile --no-loadscope-reorder $(MINILLM_PYTEST_ARGS)
 
 # The course's bytecode, written once: a sandbox child never writes any (so it leaves no
 # file in a lab folder), and without this every child, and every run where

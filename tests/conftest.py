@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from types import ModuleType
 
 import pytest
 from hypothesis import settings
@@ -16,8 +18,45 @@ from grader.sandbox.launch import fork_usable
 settings.register_profile("minillm", deadline=None, derandomize=True)
 settings.load_profile("minillm")
 
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto`` (``make check``): one worker per usable core, and one more.
+
+    Many tests wait on a process they started (a grade run, a sandbox child, a timeout), so
+    with one worker per core a core sits idle while its worker waits: on a 2-core machine,
+    3 workers finish the suite in about 95% of the time of 2. `PYTEST_XDIST_AUTO_NUM_WORKERS`
+    still wins (None hands the choice back to xdist).
+    """
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    affinity = getattr(os, "sched_getaffinity", None)
+    cores = len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
+    return cores + 1
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The files marked ``slow`` first, each file's tests in their own order.
+
+    ``make check`` hands whole files to its workers in this order (``--dist loadfile
+    --no-loadscope-reorder``), so the long files start at once and the short ones fill in
+    around them, instead of one long file starting last and running on alone at the end.
+    """
+    slow = {item.path for item in items if item.get_closest_marker("slow") is not None}
+    items.sort(key=lambda item: item.path not in slow)  # a stable sort
+
+
 # Every sandbox backend that runs here (`any_sandbox` runs a test once on each).
 BACKENDS = ["fork", "spawn"] if fork_usable() else ["spawn"]
+
+
+@pytest.fixture(scope="session")
+def torch() -> ModuleType:
+    """PyTorch (the optional extra ``parity``): the tests that ask for it skip without it.
+
+    Imported by the first test that needs it, not at a module's top: every xdist worker
+    imports every test module while collecting, and torch takes over a CPU-second to import.
+    """
+    return pytest.importorskip("torch")
 
 
 @pytest.fixture(scope="session")

@@ -45,9 +45,12 @@ PEAK_LIMIT_KIB = 1024 * 1024  # the grader's own peak resident memory: under 1 G
 RUN_LIMIT = 120.0  # seconds before the harness kills a run (a stopped grader, say)
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
-pytestmark = pytest.mark.skipif(
-    not sys.platform.startswith("linux"), reason="the attacks read /proc (Linux)"
-)
+pytestmark = [
+    pytest.mark.slow,  # scheduled first (tests/conftest.py)
+    pytest.mark.skipif(
+        not sys.platform.startswith("linux"), reason="the attacks read /proc (Linux)"
+    ),
+]
 
 
 @dataclass(frozen=True)
@@ -358,7 +361,6 @@ def assert_reported(run: Run) -> None:
     assert "Result" in run.stdout or run.result.get("kind") == "minillm-grade"
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("attack", ALL, ids=[a.name for a in ALL])
 def test_attack_under_verify(attack: Attack, attack_runs: dict[Any, Any]) -> None:
     want = expectation("verify", attack)
@@ -390,7 +392,6 @@ def _statuses_grade(result: Any, level: str = "bwrap") -> list[str]:
     return [t["status"] for t in lab["tests"]]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("level", ["bwrap", "uid"])
 @pytest.mark.parametrize("attack", ALL, ids=[a.name for a in ALL])
 def test_attack_under_grade(attack: Attack, level: str, attack_runs: dict[Any, Any]) -> None:

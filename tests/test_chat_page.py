@@ -21,6 +21,8 @@ from serving_helpers import ScriptedEngine, running, scripted_engine
 
 from framework.http_server import ChatServer
 
+pytestmark = pytest.mark.slow  # scheduled first (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "build" / "test-artifacts"
 CHROMIUM_FLAGS = [

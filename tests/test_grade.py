@@ -42,6 +42,8 @@ from grader.render.junit import render_junit
 from grader.render.text import render_text
 from grader.results import BatchResult, LabResult, Status, SubmissionResult, TestResult
 
+pytestmark = pytest.mark.slow  # scheduled first (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "submissions"
 LABS = ("lab04", "lab07")

@@ -23,9 +23,12 @@ from grader.grade.supervisor import WALL_FACTOR, over_budget
 
 ROOT = Path(__file__).resolve().parent.parent
 
-pytestmark = pytest.mark.skipif(
-    not sys.platform.startswith("linux"), reason="the isolation levels are Linux's"
-)
+pytestmark = [
+    pytest.mark.slow,  # scheduled first (tests/conftest.py)
+    pytest.mark.skipif(
+        not sys.platform.startswith("linux"), reason="the isolation levels are Linux's"
+    ),
+]
 
 
 def _level_problem(level: str) -> str | None:

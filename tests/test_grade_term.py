@@ -43,6 +43,8 @@ from grader.render.gradebook import render_gradebook
 from grader.render.json_doc import render_batch_json
 from grader.results import BatchResult, Status, SubmissionResult
 
+pytestmark = pytest.mark.slow  # scheduled first (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 DEADLINE = "2026-12-15T23:59+08:00"
 PENALTY = "penalty:per-day=10%,cap=50%,grace=15m"

@@ -21,6 +21,8 @@ from grader.labs import LabInfo, all_labs, load_lab, resolve_lab
 from grader.runner import run_tests
 from grader.sandbox.client import Sandbox
 
+pytestmark = pytest.mark.slow  # scheduled first (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "tests" / "handout_examples"
 NDARRAY = sorted(EXAMPLES.glob("*/returns_ndarray/student.py"))

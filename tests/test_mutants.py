@@ -44,6 +44,8 @@ from grader.runner import run_tests
 from grader.sandbox.client import Sandbox
 from grader.spec import hint_levels
 
+pytestmark = pytest.mark.slow  # scheduled first (tests/conftest.py)
+
 MIN_MUTANTS = 6
 MUTANTS = [(info, path) for info in all_labs() for path in mutant_paths(info)]
 

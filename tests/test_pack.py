@@ -25,6 +25,8 @@ from grader.course.pack import (
 )
 from grader.labs import LabInfo, all_labs, resolve_lab
 
+pytestmark = pytest.mark.slow  # scheduled first (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

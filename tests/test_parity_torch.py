@@ -2,27 +2,26 @@
 
 from __future__ import annotations
 
+from types import ModuleType
+
 import numpy as np
-import pytest
 
 from framework import MultiHeadAttention, create_causal_mask, gelu, softmax
 
-torch = pytest.importorskip("torch")
 
-
-def test_softmax_matches_torch() -> None:
+def test_softmax_matches_torch(torch: ModuleType) -> None:
     x = np.random.default_rng(1).standard_normal((3, 4, 7)).astype(np.float32) * 50
     want = torch.softmax(torch.from_numpy(x), dim=-1).numpy()
     np.testing.assert_allclose(softmax(x).numpy(), want, rtol=1e-5, atol=1e-7)
 
 
-def test_gelu_matches_torch_tanh() -> None:
+def test_gelu_matches_torch_tanh(torch: ModuleType) -> None:
     x = np.linspace(-6, 6, 101, dtype=np.float32)
     want = torch.nn.functional.gelu(torch.from_numpy(x), approximate="tanh").numpy()
     np.testing.assert_allclose(gelu(x).numpy(), want, rtol=1e-5, atol=1e-6)
 
 
-def test_multi_head_attention_matches_torch_sdpa() -> None:
+def test_multi_head_attention_matches_torch_sdpa(torch: ModuleType) -> None:
     rng = np.random.default_rng(7)
     h, nh, s = 16, 4, 6
     mha = MultiHeadAttention(h, nh)

@@ -31,6 +31,8 @@ from grader.sandbox.outcome import Outcome
 from grader.sandbox.protocol import FrameReader, recv_frame, send_frame, sync_marker
 from grader.sandbox.session import Session
 
+pytestmark = pytest.mark.slow  # scheduled first (tests/conftest.py)
+
 BACKENDS = ["fork", "spawn"] if launch.fork_usable() else ["spawn"]
 
 HERE = Path(__file__).parent / "fixtures" / "adversarial"

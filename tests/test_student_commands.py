@@ -21,6 +21,8 @@ import pytest
 from grader.labs import all_labs
 from grader.student.commands import hint_command, verify_command
 
+pytestmark = pytest.mark.slow  # scheduled first (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "NO_COLOR": "1", "MAKEFLAGS": "", "MINILLM_LANG": "en"}
 ENV.pop("MINILLM_ROOT", None)

@@ -25,9 +25,12 @@ from grader.course.pack import _light_venv, build_edition, edition_handout
 from grader.labs import all_labs
 
 ROOT = Path(__file__).resolve().parent.parent
-pytestmark = pytest.mark.skipif(
-    os.name != "posix" or shutil.which("make") is None, reason="the edition's venv and make"
-)
+pytestmark = [
+    pytest.mark.slow,  # scheduled first (tests/conftest.py)
+    pytest.mark.skipif(
+        os.name != "posix" or shutil.which("make") is None, reason="the edition's venv and make"
+    ),
+]
 _FENCE = re.compile(
     r"^(?P<indent>[ ]*)```(?:sh|bash|console|shell)\n(?P<body>.*?)^(?P=indent)```", re.S | re.M
 )

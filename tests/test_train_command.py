@@ -17,6 +17,8 @@ from grader.commands.train import StopFlag
 from grader.product.display import read_log, sparkline
 from grader.product.training import TrainingRun
 
+pytestmark = pytest.mark.slow  # scheduled first (tests/conftest.py)
+
 
 def run(*args: str) -> tuple[int, str]:
     result = CliRunner().invoke(cli, list(args), catch_exceptions=False)

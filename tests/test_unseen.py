@@ -25,6 +25,8 @@ from grader.results import LabResult, Status
 from grader.sandbox.client import Sandbox
 from grader.spec import hint_levels
 
+pytestmark = pytest.mark.slow  # scheduled first (tests/conftest.py)
+
 UNSEEN = Path(__file__).parent / "fixtures" / "unseen"
 CASES = [(info, p) for info in all_labs() for p in sorted((UNSEEN / info.id).glob("*.py"))]
 
