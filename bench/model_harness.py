@@ -69,9 +69,12 @@ def interleaved(
 
 
 def describe(threads: int, runs: int) -> str:
-    """One line about the conditions of the run."""
+    """Two lines about the conditions of the run: the interpreter, load and threads, then
+    the machine (`machine.machine`: the CPU and the BLAS of numpy and of torch)."""
+    from machine import machine
+
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     return (
         f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load {load:.1f}, "
-        f"{threads} thread(s) for numpy and torch, {runs} interleaved runs, medians"
+        f"{threads} thread(s) for numpy and torch, {runs} interleaved runs, medians\n" + machine()
     )

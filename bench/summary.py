@@ -74,7 +74,10 @@ def main() -> None:
     by_bench: dict[str, list[Figure]] = {}
     for fig in figures:  # group by script, in the order the scripts ran
         by_bench.setdefault(fig.bench, []).append(fig)
+    from machine import machine
+
     print("\nsummary of make bench (medians; goals from each bench script)")
+    print(machine())
     print(render([f for group in by_bench.values() for f in group]))
 
 

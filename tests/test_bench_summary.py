@@ -79,3 +79,32 @@ def test_the_bpe_bench_refuses_a_thread_count_below_zero() -> None:
     for bad in ("-1", "two", ""):
         with pytest.raises(argparse.ArgumentTypeError, match="expected 0"):
             bpe_train._threads(bad)
+
+
+def test_the_machine_line_names_the_cpu_and_each_blas(monkeypatch: pytest.MonkeyPatch) -> None:
+    import machine
+
+    monkeypatch.setattr(machine, "_cpuinfo", lambda: {"model name": "Xeon X", "flags": "avx2 avx"})
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+    line = machine.machine()
+    assert line.startswith("cpu Xeon X, ") and ", avx2;" in line, line
+    assert "; numpy BLAS " in line and "torch" not in line  # torch only when imported
+
+    class Config:
+        @staticmethod
+        def show() -> str:
+            return "  - CPU capability usage: AVX512\n  - Build settings: BLAS_INFO=mkl, X=1\n"
+
+    monkeypatch.setitem(sys.modules, "torch", type("torch", (), {"__config__": Config}))
+    assert machine.machine().endswith("; torch BLAS mkl")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
+def test_the_openblas_kernels_are_named_where_numpy_uses_openblas() -> None:
+    import machine
+    import numpy as np
+
+    blas = np.__config__.CONFIG["Build Dependencies"]["blas"]["name"]
+    if "openblas" not in blas.lower():
+        pytest.skip(f"numpy's BLAS here is {blas}")
+    assert machine.numpy_blas().endswith(" kernels)"), machine.numpy_blas()
