@@ -118,11 +118,11 @@ def test_a_thread_is_woken_for_its_own_batch_only() -> None:
     every waiter at each arrival made 16 streams no faster than one after another."""
     model, n = model_of(), 8
     batcher = StepBatcher(StepDecoder(model), capacity=n, wait=30.0)  # no clock: arrivals only
-    start, done = threading.Barrier(n), []
+    seated, done = threading.Barrier(n), []
 
     def one(i: int) -> None:
-        start.wait(10)
         with batcher.seat() as seat:
+            seated.wait(10)  # every seat taken before the first step: each batch is whole
             decoder = Decoder(model, [2, *range(40, 41 + i)], seat=seat)
             for _ in range(24):
                 decoder.push(int(np.argmax(decoder.logits())))  # the steps block here
