@@ -20,10 +20,12 @@ Two ways to run in it:
 
   A generation joins at the next step, and leaves when it ends or its caller has gone
   (`on_text` raised: a client that left). A lone generation is stepped by its caller
-  until a second one is driven, and then joins it. No thread but the caller's wakes per
-  token: on a small machine a thread switch costs tens of µs, as much as a token's
-  sampling, and 16 threads that each sampled their own tokens were no faster than one
-  after another.
+  until a second one is driven, and then joins it. No thread wakes per token: each
+  caller gets the text made since its last hand-over at most every `hand_over` seconds
+  (its first text and its last at once). On a small machine a thread switch costs tens
+  of µs, as much as a token's sampling: 16 threads that each sampled their own tokens
+  were no faster than one after another, and 16 callers woken for every token cost the
+  batch a quarter of its throughput.
 - `Seat.step` from any thread blocks until its step has run in a batch: a step runs as
   soon as every seated generation is waiting for one, or when none has arrived for
   `wait` seconds (one may be prefilling); the thread that arrives last runs it, and each
@@ -59,7 +61,7 @@ import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -97,6 +99,8 @@ class _Flow:
     out: queue.SimpleQueue[tuple[str, object]] = field(default_factory=queue.SimpleQueue)
     cancelled: bool = False  # its caller has gone (set by the caller's thread)
     released: threading.Event = field(default_factory=threading.Event)  # dropped for good
+    held: list[str] = field(default_factory=list)  # text not handed to the caller yet
+    handed: float = float("-inf")  # when text was last handed over (the batcher's clock)
 
     def advance(self, logits: F32, emit: Callable[[str], Any]) -> StepRequest | None:
         """Answer the pending step with its `logits`: its cache now holds row `pos`; the
@@ -105,9 +109,21 @@ class _Flow:
         cache.lengths[:] = [self.step.pos + 1] * cache.num_layers
         return _advance(self.run, logits, emit)
 
-    def queue_text(self, text: str) -> None:
-        """Text made in the decode thread, for the caller's thread to pass on."""
-        self.out.put(("text", text))
+    def hold(self, text: str) -> None:
+        """Text made in the decode thread, kept until it is handed over (`hand_over`)."""
+        self.held.append(text)
+
+    def hand_over(self, now: float | None = None) -> bool:
+        """Give the caller's thread the text held so far (one wake-up for all of it);
+        `now` (the batcher's clock) is when, for the next hand-over's interval. True if
+        there was text."""
+        if now is not None:
+            self.handed = now
+        if not self.held:
+            return False
+        self.out.put(("text", self.held))
+        self.held = []
+        return True
 
 
 def _advance(
@@ -157,6 +173,10 @@ class StepBatcher:
         stepper: the model's folded step (shared, read only).
         capacity: seats (sequences decoded together); `seat` waits for a free one.
         wait: seconds a step waits for the other seats' steps before it runs without them.
+        hand_over: seconds a driven generation's text may wait in the decode thread
+            before its caller's thread is woken to pass it on (`drive`); its first text
+            and its last go at once.
+        clock: the clock of `hand_over` (seconds; `time.monotonic`).
 
     Attributes:
         steps: batched steps run so far; `rows` the sequence steps they held (so
@@ -164,10 +184,19 @@ class StepBatcher:
         wakeups: times a waiting step's thread was woken (its batch done, its turn to
             lead, or its clock): about one per row. Each thread has its own wake-up, so an
             arrival wakes nobody and a finished batch wakes its own threads only.
+        handovers: times the decode thread handed text to a caller's thread (`drive`).
     """
 
-    def __init__(self, stepper: StepDecoder, capacity: int, wait: float = 0.002) -> None:
+    def __init__(
+        self,
+        stepper: StepDecoder,
+        capacity: int,
+        wait: float = 0.002,
+        hand_over: float = 0.02,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.stepper, self.capacity, self.wait = stepper, positive_int(capacity, "capacity"), wait
+        self.hand_over, self._clock = hand_over, clock
         layers, max_len, hidden = stepper.shape
         self.keys = np.zeros((capacity, layers, max_len, hidden), dtype=np.float32)
         self.values = np.zeros_like(self.keys)  # (P, L, maxS, H): one cache per slot
@@ -180,7 +209,7 @@ class StepBatcher:
         self._flows: list[_Flow] = []  # generations the decode thread drives (`drive`)
         self._decoding = False  # the decode thread runs
         self._alone: _Flow | None = None  # a lone generation its caller steps (`drive`)
-        self.steps = self.rows = self.wakeups = 0
+        self.steps = self.rows = self.wakeups = self.handovers = 0
 
     @property
     def seated(self) -> int:
@@ -292,9 +321,11 @@ class StepBatcher:
         The caller's thread runs the loop up to its first decode step (the prefill), then
         hands it to the batch's decode thread, which runs every driven generation's steps
         together and their sampling after each step, one thread for all: no thread wakes
-        per token but the caller's, to pass on its text (`on_text`, called here, in the
-        caller's thread). If `on_text` raises (a client that left), the generation is
-        dropped at the next step and the error is raised here once it is.
+        per token. The caller's thread passes on the text (`on_text`, called here, once
+        per piece, in order), woken with what the decode thread made at most every
+        `hand_over` seconds: its first piece and its last at once. If `on_text` raises (a
+        client that left), the generation is dropped at the next step and the error is
+        raised here once it is.
 
         Raises:
             whatever the loop raises, in the caller's thread.
@@ -316,8 +347,8 @@ class StepBatcher:
             while True:
                 kind, value = flow.out.get()
                 if kind == "text":
-                    if on_text is not None:
-                        on_text(value)  # type: ignore[arg-type]
+                    for piece in cast(list[str], value):
+                        emit(piece)
                 elif kind == "error":
                     raise value  # type: ignore[misc]
                 else:
@@ -373,6 +404,7 @@ class StepBatcher:
                 with self._cond:
                     for f in flows:
                         if f in self._flows:
+                            self._hand_over(f)
                             f.out.put(("error", e))
                             self._drop(f)
                 if not isinstance(e, Exception):
@@ -384,20 +416,29 @@ class StepBatcher:
         logits = self._step(
             [s.token_id for s in steps], [s.pos for s in steps], [f.seat.slot for f in flows]
         )
+        now = self._clock()
         for f, row in zip(flows, logits, strict=True):
             try:
-                after = f.advance(row, f.queue_text)
+                after = f.advance(row, f.hold)
             except Exception as e:  # the generation's own error, raised in its caller
+                self._hand_over(f)
                 f.out.put(("error", e))
                 after = None
             else:
                 if after is None:
+                    self._hand_over(f)
                     f.out.put(("done", None))
+                elif f.held and now - f.handed >= self.hand_over:
+                    self._hand_over(f, now)  # one wake-up for every piece since the last
             if after is None:
                 with self._cond:
                     self._drop(f)
             else:
                 f.step = after
+
+    def _hand_over(self, flow: _Flow, now: float | None = None) -> None:
+        """`flow.hand_over`, counted."""
+        self.handovers += flow.hand_over(now)
 
     def _drop(self, flow: _Flow) -> None:
         """Stop driving `flow` (lock held): its loop is closed, its caller released."""

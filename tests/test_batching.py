@@ -184,6 +184,49 @@ def test_driven_generations_are_stepped_and_sampled_by_one_decode_thread(
     assert _no_decode_thread_left(), "the decode thread lingers"
 
 
+def _pieces_and_handovers(clock: object, together: bool) -> tuple[list[list[str]], int]:
+    """Every generation's pieces of text as its caller got them, and the batch's hand-overs,
+    for six generations with the batcher's hand-over clock `clock`."""
+    model, n = model_of(), 6
+    batcher = StepBatcher(StepDecoder(model), capacity=n, clock=clock)  # type: ignore[arg-type]
+    pieces: list[list[str]] = [[] for _ in range(n)]
+    seated = threading.Barrier(n if together else 1)
+
+    def one(i: int) -> None:
+        with batcher.seat() as seat:
+            seated.wait(10)  # every seat taken first: the generations are driven together
+            config = GenerateConfig(max_new_tokens=40, temperature=0.9, seed=i, stop_at_eos=False)
+            generate(model, ByteTokenizer(), [2, 40 + i], config, seat=seat,
+                     on_text=pieces[i].append)  # fmt: skip
+
+    if together:
+        threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+    else:
+        for i in range(n):
+            one(i)
+    return pieces, batcher.handovers
+
+
+def test_a_caller_is_woken_with_its_text_at_most_every_hand_over_interval() -> None:
+    """The decode thread keeps a driven generation's text until `hand_over` seconds have
+    passed since its caller last got any: one wake-up for several pieces (waking 16
+    callers for every token cost the batch a quarter of its throughput). Each piece still
+    reaches `on_text` on its own and in order; the first and the last go at once."""
+    alone, none = _pieces_and_handovers(lambda: 0.0, together=False)
+    assert none == 0  # one at a time, each caller steps its own generation
+    frozen, handed = _pieces_and_handovers(lambda: 0.0, together=True)  # no time passes
+    assert frozen == alone
+    assert 0 < handed <= 2 * len(alone), handed  # the first piece, then the rest at the end
+    ticks = iter(range(1, 1_000_000))
+    ticking, handed = _pieces_and_handovers(lambda: float(next(ticks)), together=True)
+    assert ticking == alone
+    assert handed > 4 * len(alone), handed  # a second per round: every round's text at once
+
+
 def test_a_lone_generation_steps_in_its_callers_thread(monkeypatch: pytest.MonkeyPatch) -> None:
     """With no other generation driven, a caller steps its own (no thread switch per
     token); one after another, the decode thread never starts."""
