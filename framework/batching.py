@@ -34,8 +34,9 @@ Two ways to run in it:
 A seat's logits do not depend on the other seats (see `framework.decode_step`), so a
 seeded reply is the same alone or in any batch.
 
-`greedy_decode` is the same idea without threads, for evaluation: many prompts, each
-continued greedily; a prompt takes a free slot as soon as another's reply ends.
+`framework.evaluate.greedy_decode` is the same idea without threads, for evaluation: many
+prompts, each continued greedily; a prompt takes a free slot as soon as another's reply
+ends.
 
 Not here: prefill in the batch (a new sequence prefills alone, through
 `GPTModel.forward`, while the others keep decoding), paged caches, preemption. Where the
@@ -58,7 +59,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -68,11 +69,10 @@ from numpy.typing import NDArray
 
 from framework.decode_step import StepDecoder, StepRequest
 from framework.kv_cache import KVCache
-from framework.model import GPTModel
 from framework.tensor import Tensor
 from framework.validate import positive_int
 
-__all__ = ["Seat", "StepBatcher", "greedy_decode", "slot_cache"]
+__all__ = ["Seat", "StepBatcher", "slot_cache"]
 
 F32 = NDArray[np.float32]
 
@@ -462,69 +462,3 @@ def slot_cache(keys: F32, values: F32, slot: int) -> KVCache:
     cache.k = Tensor(keys.reshape(-1), shape, offset=slot * size)
     cache.v = Tensor(values.reshape(-1), shape, offset=slot * size)
     return cache
-
-
-def greedy_decode(
-    model: GPTModel,
-    prompts: Sequence[Sequence[int]],
-    budgets: Sequence[int],
-    finished: Callable[[int, list[int]], bool],
-    capacity: int = 32,
-) -> list[list[int]]:
-    """Greedy continuations of many prompts, their decode steps batched.
-
-    Each prompt prefills alone (`GPTModel.forward` with its slot's cache), then every live
-    sequence takes one batched step (`StepDecoder.step_batch`) per token. A sequence
-    stops after `budgets[i]` tokens, or as soon as `finished(i, ids)` says its reply has
-    ended; a waiting prompt takes its slot. The tokens are those of
-    `framework.generate` at temperature 0 for each prompt alone (the same decode step).
-
-    Args:
-        model: a GPTModel (its plain forward: see `framework.generate.Decoder`).
-        prompts: token ids of each prompt, each non-empty; prompt + reply fit the context.
-        budgets: the most new tokens per prompt (0 or less: none).
-        finished: (prompt index, its new ids so far) -> whether to stop there.
-        capacity: sequences decoded together.
-
-    Returns:
-        The new ids of each prompt, in order.
-
-    Raises:
-        ValueError: for an empty prompt, or one with a budget > 0 that does not fit the
-            context (len(prompt) + budget > max_seq_len).
-    """
-    stepper = StepDecoder(model)
-    for i, (p, budget) in enumerate(zip(prompts, budgets, strict=True)):
-        if not p or (budget > 0 and len(p) + budget > stepper.max_seq_len):
-            raise ValueError(
-                f"prompt {i}: {len(p)} ids and a budget of {budget} new ones must be "
-                f"non-empty and fit the context of {stepper.max_seq_len}"
-            )
-    pool = max(1, min(capacity, len(prompts)))
-    keys = np.zeros((pool, *stepper.shape), dtype=np.float32)  # (P, L, maxS, H)
-    values = np.zeros_like(keys)
-    out: list[list[int]] = [[] for _ in prompts]
-    waiting = [i for i in range(len(prompts)) if budgets[i] > 0][::-1]  # popped from the end
-    live: dict[int, tuple[int, int]] = {}  # slot -> (prompt index, position of its last id)
-
-    def keep(slot: int, i: int, token: int, pos: int) -> None:
-        out[i].append(token)
-        if len(out[i]) < budgets[i] and not finished(i, out[i]):
-            live[slot] = (i, pos)
-
-    while waiting or live:
-        for slot in range(pool):
-            if slot not in live and waiting:
-                i = waiting.pop()
-                cache = slot_cache(keys, values, slot)
-                logits = model.forward(list(prompts[i]), kv_cache=cache).numpy()[-1]  # (V,)
-                keep(slot, i, int(logits.argmax()), len(prompts[i]))
-        if not live:
-            continue
-        slots = sorted(live)
-        rows = stepper.step_batch([out[live[s][0]][-1] for s in slots],
-                                  [live[s][1] for s in slots], slots, keys, values)  # fmt: skip
-        stepped = [(s, *live.pop(s)) for s in slots]
-        for (slot, i, pos), row in zip(stepped, rows.argmax(axis=-1), strict=True):
-            keep(slot, i, int(row), pos + 1)
-    return out

@@ -10,7 +10,7 @@ canonical answer exactly: ``3 + 4 = 7``, not ``7``, not ``3 + 4 = 7.``.
 
 A `GPTModel` answers as `minillm chat` would: each prompt prefills its own KV cache and
 the decode steps of up to 32 replies run as one batched step
-(`framework.batching.greedy_decode`). Any other model (anything with `forward_batch`)
+(`greedy_decode`). Any other model (anything with `forward_batch`)
 answers prompts of the same length together, one whole forward per new token. Deliberately
 not here: sampling (`framework.generate`), partial credit.
 
@@ -23,16 +23,17 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from framework import phrasebook as pb
 from framework import scope
-from framework.batching import greedy_decode
+from framework.batching import slot_cache
 from framework.chat import END_TAG, extract_response, format_chat_prompt
 from framework.corpus import Corpus, Question
+from framework.decode_step import StepDecoder
 from framework.generate import plain_forward
 from framework.model import GPTModel
 from framework.tokenizer import Tokenizer
@@ -46,6 +47,7 @@ __all__ = [
     "chat_sets",
     "exact_match",
     "greedy_chat",
+    "greedy_decode",
     "greedy_replies",
     "honest_match",
     "multi_turn",
@@ -273,3 +275,69 @@ def scorecard(model: Trainable, tok: Tokenizer, corpus: Corpus) -> dict[str, Exa
         "offscope": honest_match(model, tok, sets["offscope"], n),
         "multi_turn": multi_turn(model, tok, n),
     }
+
+
+def greedy_decode(
+    model: GPTModel,
+    prompts: Sequence[Sequence[int]],
+    budgets: Sequence[int],
+    finished: Callable[[int, list[int]], bool],
+    capacity: int = 32,
+) -> list[list[int]]:
+    """Greedy continuations of many prompts, their decode steps batched.
+
+    Each prompt prefills alone (`GPTModel.forward` with its slot's cache), then every live
+    sequence takes one batched step (`StepDecoder.step_batch`) per token. A sequence
+    stops after `budgets[i]` tokens, or as soon as `finished(i, ids)` says its reply has
+    ended; a waiting prompt takes its slot. The tokens are those of
+    `framework.generate` at temperature 0 for each prompt alone (the same decode step).
+
+    Args:
+        model: a GPTModel (its plain forward: see `framework.generate.Decoder`).
+        prompts: token ids of each prompt, each non-empty; prompt + reply fit the context.
+        budgets: the most new tokens per prompt (0 or less: none).
+        finished: (prompt index, its new ids so far) -> whether to stop there.
+        capacity: sequences decoded together.
+
+    Returns:
+        The new ids of each prompt, in order.
+
+    Raises:
+        ValueError: for an empty prompt, or one with a budget > 0 that does not fit the
+            context (len(prompt) + budget > max_seq_len).
+    """
+    stepper = StepDecoder(model)
+    for i, (p, budget) in enumerate(zip(prompts, budgets, strict=True)):
+        if not p or (budget > 0 and len(p) + budget > stepper.max_seq_len):
+            raise ValueError(
+                f"prompt {i}: {len(p)} ids and a budget of {budget} new ones must be "
+                f"non-empty and fit the context of {stepper.max_seq_len}"
+            )
+    pool = max(1, min(capacity, len(prompts)))
+    keys = np.zeros((pool, *stepper.shape), dtype=np.float32)  # (P, L, maxS, H)
+    values = np.zeros_like(keys)
+    out: list[list[int]] = [[] for _ in prompts]
+    waiting = [i for i in range(len(prompts)) if budgets[i] > 0][::-1]  # popped from the end
+    live: dict[int, tuple[int, int]] = {}  # slot -> (prompt index, position of its last id)
+
+    def keep(slot: int, i: int, token: int, pos: int) -> None:
+        out[i].append(token)
+        if len(out[i]) < budgets[i] and not finished(i, out[i]):
+            live[slot] = (i, pos)
+
+    while waiting or live:
+        for slot in range(pool):
+            if slot not in live and waiting:
+                i = waiting.pop()
+                cache = slot_cache(keys, values, slot)
+                logits = model.forward(list(prompts[i]), kv_cache=cache).numpy()[-1]  # (V,)
+                keep(slot, i, int(logits.argmax()), len(prompts[i]))
+        if not live:
+            continue
+        slots = sorted(live)
+        rows = stepper.step_batch([out[live[s][0]][-1] for s in slots],
+                                  [live[s][1] for s in slots], slots, keys, values)  # fmt: skip
+        stepped = [(s, *live.pop(s)) for s in slots]
+        for (slot, i, pos), row in zip(stepped, rows.argmax(axis=-1), strict=True):
+            keep(slot, i, int(row), pos + 1)
+    return out

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 from serving_helpers import TINY
 
-from framework.batching import StepBatcher, greedy_decode
+from framework.batching import StepBatcher
 from framework.config import default_config
 from framework.decode_step import StepDecoder
+from framework.evaluate import greedy_decode
 from framework.generate import Decoder, GenerateConfig, generate
 from framework.kv_cache import KVCache
 from framework.model import GPTModel, init_weights
