@@ -23,14 +23,14 @@ import sys
 import time
 import xml.etree.ElementTree as ET
 import zipfile
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 import pytest
 
 from grader.course.mutants import compose, parse_mutant
 from grader.grade.backends import IsolationUnavailable, choose_isolation
-from grader.grade.batch import grade_batch
+from grader.grade.batch import ChangePace, grade_batch
 from grader.grade.checks import load_graded_lab
 from grader.grade.run import GradeOptions
 from grader.labs import resolve_lab
@@ -713,3 +713,29 @@ def test_a_submissions_error_is_in_the_reports_language(graded: BatchResult) -> 
         assert word in row["error"], row["error"]
         table = render_text(graded, lang)
         assert any(word in line for line in table.splitlines() if line.startswith("traversal"))
+
+
+def test_progress_is_shown_at_most_a_tenth_of_the_time() -> None:
+    """A class's report is rewritten whole at each `on_change` (MBs of indented JSON): the
+    batch's thread waits nine times what the last one took before the next, and at least
+    `interval`, so that writing it cannot take a core from the workers."""
+    now = [0.0]
+    pace = ChangePace(0.25, clock=lambda: now[0])
+    assert pace.due()
+
+    def taking(seconds: float) -> Callable[[], None]:
+        def show() -> None:
+            now[0] += seconds
+
+        return show
+
+    pace.run(taking(0.01))  # a small report: the interval rules
+    now[0] += 0.24
+    assert not pace.due()
+    now[0] += 0.01
+    assert pace.due()
+    pace.run(taking(1.5))  # a large one: 13.5 s before the next
+    now[0] += 13.4
+    assert not pace.due()
+    now[0] += 0.1
+    assert pace.due()

@@ -41,7 +41,48 @@ from grader.grade.term import TermState
 from grader.i18n import tr
 from grader.results import BatchResult
 
-__all__ = ["StopEvent", "display_names", "grade_batch", "write_atomic"]
+__all__ = ["ChangePace", "StopEvent", "display_names", "grade_batch", "write_atomic"]
+
+CHANGE_SHARE = 0.1  # the most of its time the batch's thread spends in `on_change`
+
+
+class ChangePace:
+    """When the batch shows its progress again (`grade_batch`'s `on_change`): at most every
+    `interval` seconds, and at most `CHANGE_SHARE` of the time. A class's report grows
+    with every submission (a few MB of indented JSON for 40 of them, rewritten whole each
+    time), and this thread shares the cores with the workers.
+
+    Example:
+        >>> now = [100.0]
+        >>> pace = ChangePace(0.25, clock=lambda: now[0])
+        >>> pace.due()
+        True
+        >>> def slow_write() -> None:
+        ...     now[0] += 2.0  # a report that takes 2 s to write
+        >>> pace.run(slow_write)
+        >>> now[0] += 17.0
+        >>> pace.due()  # 18 s of batch for each 2 s of writing
+        False
+        >>> now[0] += 1.0
+        >>> pace.due()
+        True
+    """
+
+    def __init__(self, interval: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.interval, self.clock = interval, clock
+        self.last, self.gap = float("-inf"), interval
+
+    def due(self) -> bool:
+        """Whether enough time has passed since the last call ended."""
+        return self.clock() - self.last >= self.gap
+
+    def run(self, show: Callable[[], object]) -> None:
+        """Call `show` now, and pace the next call by what this one cost."""
+        began = self.clock()
+        show()
+        self.last = self.clock()
+        spent = self.last - began
+        self.gap = max(self.interval, spent * (1 / CHANGE_SHARE - 1))
 
 
 class StopEvent(threading.Event):
@@ -139,7 +180,8 @@ def grade_batch(
         source: the instructor's course (the folder that holds ``grader/``).
         options: labs, parallelism, time limit and isolation backend.
         on_change: called (in this thread) with the batch so far when it changed, at most
-            every `interval` seconds, and once more with the complete batch at the end.
+            every `interval` seconds and at most a tenth of the time (`ChangePace`), and
+            once more with the complete batch at the end.
         interval: see `on_change`.
         work_dir: where the run's scratch folder goes (default: the system's temp folder).
         stop: when set, the run stops (see the module docstring); the batch then holds
@@ -179,7 +221,7 @@ def grade_batch(
         with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
             for i, (path, state) in enumerate(zip(paths, states, strict=True)):
                 pool.submit(runner.grade, i, path, state)
-            dirty, last = False, 0.0
+            dirty, pace = False, ChangePace(interval)
             while not all(s.done for s in states):
                 if stop is not None and stop.is_set() and not runner.stopped:
                     runner.stop(stop.reason or "stopped")
@@ -188,9 +230,9 @@ def grade_batch(
                     dirty = True
                 except queue.Empty:
                     pass
-                if dirty and on_change is not None and time.monotonic() - last >= interval:
-                    on_change(snapshot())
-                    dirty, last = False, time.monotonic()
+                if dirty and on_change is not None and pace.due():
+                    pace.run(lambda: on_change(snapshot()))
+                    dirty = False
         batch = snapshot()
         batch.complete, batch.stopped = not runner.stopped, runner.stopped
         batch.finished = sum(1 for s in states if s.done and not s.cut)
