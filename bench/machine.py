@@ -70,12 +70,9 @@ def numpy_blas() -> str:
 
 def _openblas_core() -> str:
     """The kernel family a loaded OpenBLAS picked (``SkylakeX``, ``Haswell``...), or ""."""
-    try:
-        maps = Path("/proc/self/maps").read_text(errors="replace")
-    except OSError:
-        return ""
-    paths = {line.split()[-1] for line in maps.splitlines() if "openblas" in line.lower()}
-    for path in sorted(p for p in paths if ".so" in p):
+    from framework.blas import openblas_paths
+
+    for path in openblas_paths():
         try:
             lib = ctypes.CDLL(path)
         except OSError:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import ctypes
 from pathlib import Path
 
-__all__ = ["set_blas_threads"]
+__all__ = ["openblas_paths", "set_blas_threads"]
 
 _SETTERS = (
     "scipy_openblas_set_num_threads64_",
@@ -31,8 +31,9 @@ _SETTERS = (
 )
 
 
-def _openblas_paths() -> list[str]:
-    """Paths of the loaded shared libraries whose name mentions openblas (Linux)."""
+def openblas_paths() -> list[str]:
+    """Paths of the loaded shared libraries whose name mentions openblas (Linux; [] where
+    there is no /proc/self/maps)."""
     maps = Path("/proc/self/maps")
     if not maps.is_file():
         return []
@@ -61,7 +62,7 @@ def set_blas_threads(n: int) -> bool:
     import numpy  # noqa: F401  (loads the BLAS library if it is not loaded yet)
 
     done = False
-    for path in _openblas_paths():
+    for path in openblas_paths():
         try:
             lib = ctypes.CDLL(path)
         except OSError:

@@ -108,3 +108,18 @@ def test_the_openblas_kernels_are_named_where_numpy_uses_openblas() -> None:
     if "openblas" not in blas.lower():
         pytest.skip(f"numpy's BLAS here is {blas}")
     assert machine.numpy_blas().endswith(" kernels)"), machine.numpy_blas()
+
+
+def test_without_proc_the_machine_line_says_what_it_can(monkeypatch: pytest.MonkeyPatch) -> None:
+    """macOS and Windows have no /proc: the CPU comes from `platform`, the BLAS from numpy's
+    build, and the kernels are left out rather than guessed."""
+    import machine
+
+    import framework.blas
+
+    monkeypatch.setattr(machine, "_cpuinfo", lambda: {})
+    monkeypatch.setattr(framework.blas, "openblas_paths", lambda: [])
+    monkeypatch.setattr(machine.platform, "processor", lambda: "Apple M9")
+    line = machine.machine()
+    assert line.startswith("cpu Apple M9, ") and "; numpy BLAS " in line, line
+    assert "kernels" not in line, line
