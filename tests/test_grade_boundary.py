@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -464,3 +465,42 @@ def test_no_two_sandboxes_hold_the_same_uid(monkeypatch: pytest.MonkeyPatch) -> 
     finally:
         for uid in held:
             uidlevel.release_uid(uid)
+
+
+KEYS = """
+import ctypes as _ctypes, os as _os
+
+_libc = _ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = _ctypes.c_long
+_ADD, _FIND = {"x86_64": (248, 249), "aarch64": (217, 218), "riscv64": (217, 218)}[
+    _os.uname().machine
+]
+_found = _libc.syscall(_FIND, b"user", b"minillm-shared", None, -3) > 0
+_added = _libc.syscall(_ADD, b"user", b"minillm-shared", b"answers", 7, -3) > 0
+raise RuntimeError(f"KEYS[found={_found} added={_added}]")
+"""
+
+
+@pytest.mark.skipif(
+    os.uname().machine not in ("x86_64", "aarch64", "riscv64"), reason="keyctl numbers"
+)
+@pytest.mark.parametrize("level", LEVELS)
+def test_no_two_sandboxes_share_the_graders_session_keyring(level: str, tmp_path: Path) -> None:
+    import ctypes
+
+    # a grader started from a login has a session keyring, which its processes inherit
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    number = {"x86_64": 250, "aarch64": 219, "riscv64": 219}[os.uname().machine]
+    assert libc.syscall(number, 1, f"minillm-{uuid.uuid4().hex}".encode()) > 0
+    course = copy_course(tmp_path / "course", ("lab04", "lab05"))
+    subs = tmp_path / "subs"
+    first = submission(subs / "first", {"lab04": KEYS, "lab05": KEYS})
+    second = submission(subs / "second", {"lab04": KEYS})
+    done, doc = grade(
+        course, first, "lab04,lab05", "json", tmp_path, str(second), "--isolation", level
+    )
+    assert doc is not None, done.stderr[-3000:]
+    seen = re.findall(r"KEYS\[found=(\w+) added=(\w+)\]", json.dumps(doc))
+    assert len(seen) >= 3, json.dumps(doc)[:3000]  # each lab of each submission imported
+    assert all(found == "False" and added == "True" for found, added in seen), seen

@@ -256,25 +256,48 @@ def test_a_prestarted_zygote_serves_only_a_sandbox_with_the_same_mounts(
     assert got is not None and not got[1].ended
     assert bwrap.take_prestarted(tmp_path, [lab], [results]) is None  # handed out once
 
+    # a template serves only a template, and only for exactly the folders it reads (it
+    # covers all of them but a phase's own); a zygote never serves a template
+    other = tmp_path / "sub" / "labs" / "lab05"
+    bwrap.prestart(tmp_path, [lab, other], [results], template=True)
+    assert bwrap.take_prestarted(tmp_path, [lab, other], [results]) is None
+    bwrap.prestart(tmp_path, [lab, other], [results], template=True)
+    assert bwrap.take_prestarted(tmp_path, [lab], [results], template=True) is None
+    bwrap.prestart(tmp_path, [lab], [results])
+    assert bwrap.take_prestarted(tmp_path, [lab], [results], template=True) is None
+    bwrap.prestart(tmp_path, [lab, other], [results], template=True)
+    assert bwrap.take_prestarted(tmp_path, [other, lab], [results], template=True) is not None
 
-def test_the_worker_prestarts_its_first_labs_sandbox_from_the_job(
+
+def test_the_worker_prestarts_the_submissions_template_from_the_job(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import grader.sandbox.bwrap as bwrap
+    from grader.grade.backends import template_dirs
     from grader.grade.run import GradeJob
-    from grader.grade.worker import _prestart_first_lab
+    from grader.grade.worker import _prestart_template
 
-    calls: list[tuple[Path, list[Path], list[Path]]] = []
-    monkeypatch.setattr(bwrap, "prestart", lambda r, d, h=(): calls.append((r, list(d), list(h))))
-    job = GradeJob(tmp_path / "c", tmp_path / "p", tmp_path / "w", ("lab05", "lab06"),
+    calls: list[tuple[Path, list[Path], list[Path], bool]] = []
+
+    def prestart(
+        r: Path, d: list[Path], h: tuple[Path, ...] = (), *, template: bool = False
+    ) -> None:
+        calls.append((r, list(d), list(h), template))
+
+    monkeypatch.setattr(bwrap, "prestart", prestart)
+    job = GradeJob(tmp_path / "c", tmp_path / "p", tmp_path / "w", ("lab05", "lab06", "lab07"),
                    hide=(tmp_path / "out",))  # fmt: skip
+    for lab in ("lab05", "lab07"):  # the submission has no lab06
+        job.student(lab).parent.mkdir(parents=True)
     job_file = tmp_path / "job.json"
     job_file.write_text(job.dumps(), encoding="utf-8")
-    _prestart_first_lab(job_file)
-    # exactly the folder and hidden folders IsolatedBackend gives the first lab's sandbox
-    assert calls == [(job.course, [job.student("lab05").parent], list(job.hide))]
+    _prestart_template(job_file)
+    # exactly the folders and hidden folders IsolatedBackend gives the submission's template
+    folders = [job.student("lab05").parent, job.student("lab07").parent]
+    assert template_dirs(job) == folders
+    assert calls == [(job.course, folders, list(job.hide), True)]
 
     job_file.write_text('{"labs": []}', encoding="utf-8")
-    _prestart_first_lab(job_file)  # nothing to start, and nothing raised: main reports it
-    _prestart_first_lab(tmp_path / "missing.json")
+    _prestart_template(job_file)  # nothing to start, and nothing raised: main reports it
+    _prestart_template(tmp_path / "missing.json")
     assert len(calls) == 1

@@ -15,6 +15,7 @@ makes its backend (in the worker process, `grader.grade.worker`).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader.errors import GraderError
@@ -31,6 +32,7 @@ __all__ = [
     "UidBackend",
     "backend_for",
     "choose_isolation",
+    "template_dirs",
 ]
 
 
@@ -50,7 +52,8 @@ class PlainBackend:
 class IsolatedBackend:
     """The grade backend (see `grader.grade.run`): a new isolated sandbox for each lab's
     public tests and another for its hidden ones, which sees the course copy's packages
-    and that lab's file of this submission, nothing else."""
+    and that lab's file of this submission, nothing else. The submission's template
+    (`grader.sandbox.template`) forks each, warm, in namespaces of its own."""
 
     isolated = True
     level = "bwrap"
@@ -58,11 +61,24 @@ class IsolatedBackend:
     def run(self, job: GradeJob, on_result: OnResult, on_partial: OnResult | None = None) -> None:
         from grader.grade.run import run_job
         from grader.sandbox.isolated import IsolatedSandbox
+        from grader.sandbox.template import Template
+
+        template = Template(job.course, template_dirs(job), job.hide)
 
         def sandbox_for(lab_id: str, hidden: bool) -> Sandbox:
-            return IsolatedSandbox(job.course, [job.student(lab_id).parent], hide=job.hide)
+            own = [job.student(lab_id).parent]
+            return IsolatedSandbox(job.course, own, hide=job.hide, template=template)
 
-        run_job(job, sandbox_for, on_result, on_partial)
+        try:
+            run_job(job, sandbox_for, on_result, on_partial)
+        finally:
+            template.close()
+
+
+def template_dirs(job: GradeJob) -> list[Path]:
+    """The folders a submission's template reads: each lab's, where the submission has it
+    (the worker prestarts the template with these, `grader.grade.worker`)."""
+    return [d for d in dict.fromkeys(job.student(i).parent for i in job.labs) if d.is_dir()]
 
 
 class UidBackend:

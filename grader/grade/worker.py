@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     isolated = len(args) > 1 and args[1] != "none"
     harden_imports(from_source=not isolated)  # without isolation, the copy is writable
     if len(args) > 1 and args[1] == "bwrap":
-        _prestart_first_lab(Path(args[0]))
+        _prestart_template(Path(args[0]))
     try:
         from grader.grade.backends import backend_for
         from grader.grade.run import GradeJob
@@ -77,20 +77,22 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _prestart_first_lab(job_file: Path) -> None:
-    """Start the first lab's isolated zygote now, so that it warms up while this process
-    imports the grader and numpy: the backend's first sandbox, made with the same course,
-    folder and hidden folders, takes it (`grader.sandbox.bwrap.prestart`)."""
+def _prestart_template(job_file: Path) -> None:
+    """Start the submission's template now (`grader.sandbox.template`), so that it warms up
+    while this process imports the grader and numpy: the backend's template, made with the
+    same course, folders and hidden folders, takes it (`grader.sandbox.bwrap.prestart`)."""
     from grader.grade.submission import student_path
     from grader.sandbox.bwrap import prestart
 
     try:
         job = json.loads(job_file.read_text(encoding="utf-8"))
-        course, work, first = Path(job["course"]), Path(job["work"]), str(job["labs"][0])
+        course, work = Path(job["course"]), Path(job["work"])
+        folders = [(work / student_path(str(lab))).parent for lab in job["labs"]]
         hide = [Path(p) for p in job.get("hide", [])]
     except (OSError, ValueError, LookupError, TypeError):
         return  # read again below, where what is wrong with it is reported
-    prestart(course, [(work / student_path(first)).parent], hide)
+    dirs = [d for d in dict.fromkeys(folders) if d.is_dir()]  # as `backends.template_dirs`
+    prestart(course, dirs, hide, template=True)
 
 
 if __name__ == "__main__":

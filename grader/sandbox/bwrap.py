@@ -24,13 +24,14 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
-from grader.sandbox.launch import Zygote, child_env
+from grader.sandbox.launch import Zygote, ZygoteProcess, child_env
 from grader.sandbox.limits import children_of
 
 __all__ = [
     "SCRATCH",
     "BwrapLauncher",
     "bwrap_command",
+    "find_descendant",
     "namespaces",
     "prestart",
     "prestart_verify",
@@ -168,6 +169,7 @@ def bwrap_command(
     env: dict[str, str],
     scratch_bytes: int = SCRATCH_BYTES,
     hide: Sequence[Path] = (),
+    read_only: bool = False,
 ) -> list[str]:
     """The bwrap command line that runs `argv` isolated (see the module docstring).
 
@@ -178,6 +180,11 @@ def bwrap_command(
     under ``/usr``, which is mounted whole (a course in ``/usr/src/app``, a common Docker
     ``WORKDIR``), is covered by an empty tmpfs, and only what the child needs of it (the
     interpreter's folders) is mounted again.
+
+    `read_only`: the whole file system is read-only once it is made, ``/tmp`` and
+    ``/dev/shm`` included, and `argv` is pid 1 (a template's, `grader.sandbox.template`:
+    each phase it forks mounts fresh ones, nothing one phase writes may outlive it, and
+    every process that outlives a phase is the template's and kept from being read).
     """
     exe = _bwrap() or "bwrap"
     args = [exe, *namespaces(), *_system_binds()]
@@ -196,6 +203,10 @@ def bwrap_command(
     for folder in dict.fromkeys(str(d) for d in student_dirs):
         if os.path.abspath(folder) != "/":  # never the whole host
             args += ["--ro-bind", folder, folder]
+    if read_only:
+        for path in ("/", "/dev", SCRATCH, "/dev/shm"):
+            args += ["--remount-ro", path]
+        args += ["--as-pid-1"]  # no reaper of bwrap's beside it, which another can read
     args += ["--hostname", "minillm-sandbox", "--chdir", SCRATCH, "--clearenv"]
     for key, value in sorted(env.items()):
         args += ["--setenv", key, value]
@@ -229,17 +240,23 @@ def _ns_pids(pid: int) -> list[int]:
 
 
 class BwrapLauncher:
-    """Starts the zygote under bubblewrap and finds its children from outside."""
+    """Starts the zygote under bubblewrap and finds its children from outside.
+
+    `template`: start a template instead (`grader.sandbox.template`), under a read-only
+    file system; it forks phases' zygotes, never a child of its own."""
 
     def __init__(
         self,
         course: Path,
         student_dirs: Sequence[Path],
         hide: Sequence[Path] = (),
+        *,
+        template: bool = False,
     ) -> None:
         self.course = course
         self.student_dirs = list(student_dirs)
         self.hide = list(hide)
+        self.template = template
 
     def launch(self) -> Zygote:
         """A zygote under bwrap: the one `prestart` started if it fits, else a new one.
@@ -247,13 +264,16 @@ class BwrapLauncher:
         first spawn command: it forks nothing before that, and whatever bwrap forked by then
         is found and moved with it. No code runs between fork and exec here, so the
         interpreter starts bwrap with vfork, not with a copy of this (large) process."""
-        early = take_prestarted(self.course, self.student_dirs, self.hide)
+        early = take_prestarted(self.course, self.student_dirs, self.hide, self.template)
         if early is not None:
             return early
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         argv = [sys.executable, "-m", "grader.sandbox.zygote", str(child.fileno())]
+        argv += ["--template"] if self.template else []
         env = _sandbox_env(self.course)
-        cmd = bwrap_command(self.course, self.student_dirs, argv, env=env, hide=self.hide)
+        cmd = bwrap_command(
+            self.course, self.student_dirs, argv, env=env, hide=self.hide, read_only=self.template
+        )
         proc = subprocess.Popen(
             cmd,
             pass_fds=(child.fileno(),),
@@ -265,27 +285,33 @@ class BwrapLauncher:
         child.close()
         return proc, parent
 
-    def locate(
-        self, zygote: subprocess.Popen[bytes], pid: int, traceback: str
-    ) -> tuple[int | None, str]:
+    def locate(self, zygote: ZygoteProcess, pid: int, traceback: str) -> tuple[int | None, str]:
         """The host pid of the sandbox process that calls itself `pid`, among bwrap's own
         descendants only (a zygote that lies cannot point the grader at anything else)."""
-        seen: set[int] = set()
-        frontier = [zygote.pid]
-        while frontier:
-            for host in children_of(frontier.pop()):
-                if host in seen:
-                    continue
-                seen.add(host)
-                frontier.append(host)
-                ns = _ns_pids(host)
-                if len(ns) >= 2 and ns[-1] == pid:
-                    dump = f"/proc/{host}/root{traceback}" if traceback else ""
-                    return host, dump
-        return None, ""
+        host = find_descendant(zygote.pid, pid)
+        if host is None:
+            return None, ""
+        return host, f"/proc/{host}/root{traceback}" if traceback else ""
 
 
-_prestarted: tuple[Path, list[Path], list[Path], Zygote] | None = None
+def find_descendant(root: int, pid: int, level: int = -1) -> int | None:
+    """The host pid of the descendant of host process `root` whose pid in the pid
+    namespace at `level` of its ``NSpid`` (-1: its own, the innermost) is `pid`."""
+    seen: set[int] = set()
+    frontier = [root]
+    while frontier:
+        for host in children_of(frontier.pop()):
+            if host in seen:
+                continue
+            seen.add(host)
+            frontier.append(host)
+            ns = _ns_pids(host)
+            if len(ns) >= 2 and -len(ns) <= level < len(ns) and ns[level] == pid:
+                return host
+    return None
+
+
+_prestarted: tuple[Path, list[Path], list[Path], bool, Zygote] | None = None
 _LAB = re.compile(r"(?:lab)?0*(\d{1,2})", re.IGNORECASE)
 _VALUED = frozenset({"--impl", "--json", "--lang", "--seed"})
 
@@ -320,7 +346,9 @@ def prestart_verify(argv: Sequence[str], root: Path) -> None:
     prestart(root, [d for d in dirs if d.is_dir()])
 
 
-def prestart(root: Path, dirs: Sequence[Path], hide: Sequence[Path] = ()) -> None:
+def prestart(
+    root: Path, dirs: Sequence[Path], hide: Sequence[Path] = (), *, template: bool = False
+) -> None:
     """Start the isolated zygote of a sandbox that will read the course at `root` and the
     folders `dirs`, hiding `hide`, so that it warms up while the caller imports the rest:
     the first sandbox made with the same course, folders and hidden folders takes it
@@ -330,32 +358,36 @@ def prestart(root: Path, dirs: Sequence[Path], hide: Sequence[Path] = ()) -> Non
     if _prestarted is not None or _bwrap() is None or not sys.platform.startswith("linux"):
         return
     try:
-        _prestarted = (root, list(dirs), list(hide), BwrapLauncher(root, dirs, hide).launch())
+        launcher = BwrapLauncher(root, dirs, hide, template=template)
+        _prestarted = (root, list(dirs), list(hide), template, launcher.launch())
     except OSError:
         _prestarted = None
 
 
 def take_prestarted(
-    course: Path, student_dirs: Sequence[Path], hide: Sequence[Path] = ()
+    course: Path, student_dirs: Sequence[Path], hide: Sequence[Path] = (), template: bool = False
 ) -> Zygote | None:
     """The zygote `prestart` started, once, if it reads `course` and every folder of
-    `student_dirs` and hides exactly `hide`; None otherwise (a zygote that does not fit is
-    ended)."""
+    `student_dirs` and hides exactly `hide`, and is a `template` or not as asked (a
+    template must read exactly `student_dirs`: it covers, in each phase, all but the
+    phase's own); None otherwise (a zygote that does not fit is ended)."""
     global _prestarted
     if _prestarted is None:
         return None
-    root, dirs, hidden, zygote = _prestarted
+    root, dirs, hidden, kind, zygote = _prestarted
     _prestarted = None
 
     def covered(folder: Path) -> bool:
         return any(folder == d or d in folder.parents for d in dirs)
 
     same_hide = [Path(h).resolve() for h in hidden] == [Path(h).resolve() for h in hide]
-    if (
-        root.resolve() == course.resolve()
-        and all(covered(Path(d)) for d in student_dirs)
-        and same_hide
-    ):
+    if template:
+        fits = sorted(Path(d).resolve() for d in dirs) == sorted(
+            Path(d).resolve() for d in student_dirs
+        )
+    else:
+        fits = all(covered(Path(d)) for d in student_dirs)
+    if root.resolve() == course.resolve() and kind == template and fits and same_hide:
         return zygote
     proc, ctl = zygote
     ctl.close()  # the zygote ends once its control socket closes

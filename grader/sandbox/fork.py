@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from grader.codec import CodecError
 from grader.sandbox.channel import Child, PipeOutput
-from grader.sandbox.launch import Zygote, launch, take_prestarted
+from grader.sandbox.launch import ZygoteProcess, launch, take_prestarted
 from grader.sandbox.limits import SandboxError, file_stamp
 from grader.sandbox.protocol import recv_json, send_json
 
@@ -33,13 +33,11 @@ class Launcher(Protocol):
     """Starts the zygote somewhere else than beside the grader (`grader.sandbox.isolated` runs it
     under bubblewrap, in namespaces of its own)."""
 
-    def launch(self) -> Zygote:
+    def launch(self) -> tuple[ZygoteProcess, socket.socket]:
         """Start a zygote; the process and the grader's end of its control socket."""
         ...
 
-    def locate(
-        self, zygote: subprocess.Popen[bytes], pid: int, traceback: str
-    ) -> tuple[int | None, str]:
+    def locate(self, zygote: ZygoteProcess, pid: int, traceback: str) -> tuple[int | None, str]:
         """Where a child that the zygote reports as `pid` is, for the grader: its pid in the
         grader's pid namespace (None if it cannot be found) and the path, for the grader,
         of the stack dump file the child knows as `traceback`."""
@@ -62,7 +60,7 @@ class ForkBackend:
         self._setup = setup
         self._adopt = adopt
         self._launcher = launcher
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._proc: ZygoteProcess | None = None
         self._ctl: socket.socket | None = None
         self._ready = False
         self._spare: dict[str, list[tuple[Child, bytes]]] = {}  # (child, file_stamp)

@@ -17,6 +17,11 @@ Here every submission's sandbox runs in namespaces of its own, made by bubblewra
   its terminal. The run's control group (`grader.sandbox.cgroup`), where one can be made,
   caps the processes and memory of the whole sandbox.
 
+`minillm grade` makes these sandboxes from one template per submission
+(`grader.sandbox.template`): the zygote of each is forked, warm, into namespaces of its own
+inside the template's read-only bubblewrap (`grader.sandbox.nested`), with the same
+guarantees, and every other lab folder of the submission covered.
+
 The grader itself stays outside. Only the sandbox's zygote (`grader.sandbox.zygote`) runs
 inside, connected by the control socket it inherits; each child's socket and output pipe
 cross that socket as descriptors, as always. The grader reads nothing from the submission
@@ -39,8 +44,9 @@ from pathlib import Path
 
 from grader.sandbox.bwrap import SCRATCH, BwrapLauncher
 from grader.sandbox.client import Sandbox
-from grader.sandbox.fork import ForkBackend
+from grader.sandbox.fork import ForkBackend, Launcher
 from grader.sandbox.limits import DEFAULT_LIMITS, Limits, children_of
+from grader.sandbox.template import PhaseLauncher, Template
 
 __all__ = ["IsolatedSandbox"]
 
@@ -51,6 +57,8 @@ class IsolatedSandbox(Sandbox):
     `course` holds the ``framework/`` and ``grader/`` the student's code may import;
     `student_dirs` are the folders of the files it will serve (read-only inside); `hide`
     are folders kept out of sight wherever they are (`grader.sandbox.bwrap.bwrap_command`).
+    `template`: the submission's template, which forks this sandbox's zygote in namespaces
+    of its own (`grader.sandbox.template`) instead of a bubblewrap of its own.
     """
 
     def __init__(
@@ -59,11 +67,16 @@ class IsolatedSandbox(Sandbox):
         student_dirs: Sequence[Path],
         limits: Limits = DEFAULT_LIMITS,
         hide: Sequence[Path] = (),
+        template: Template | None = None,
     ) -> None:
         super().__init__(limits, backend="fork")
         self.backend = "bwrap"
         self.course = course
-        launcher = BwrapLauncher(course, student_dirs, hide)
+        launcher: Launcher = (
+            BwrapLauncher(course, student_dirs, hide)
+            if template is None
+            else PhaseLauncher(template, student_dirs)
+        )
         self._impl = ForkBackend(self._setup, self._adopt_tree, launcher)
 
     def _join_group(self, pid: int) -> bool:

@@ -23,11 +23,13 @@ import socket
 import subprocess
 import sys
 from dataclasses import dataclass, field
+from typing import Protocol
 
 __all__ = [
     "BACKENDS",
     "Fresh",
     "Zygote",
+    "ZygoteProcess",
     "child_env",
     "choose_backend",
     "launch",
@@ -41,6 +43,20 @@ ENV_VAR = "MINILLM_SANDBOX"
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 Zygote = tuple["subprocess.Popen[bytes]", socket.socket]
+
+
+class ZygoteProcess(Protocol):
+    """What the fork backend needs of its zygote's process: a `subprocess.Popen`, or a
+    phase's zygote forked by a template (`grader.sandbox.template.PhaseProcess`)."""
+
+    @property
+    def pid(self) -> int: ...
+
+    def poll(self) -> int | None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+    def kill(self) -> None: ...
 
 
 def fork_usable() -> bool:

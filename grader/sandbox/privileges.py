@@ -1,4 +1,5 @@
-"""Dropping a sandbox child's privileges (the uid isolation level, `grader.sandbox.uidlevel`).
+"""Dropping a sandbox child's privileges (the uid isolation level, `grader.sandbox.uidlevel`),
+and a sandbox's own session keyring (every level).
 
 A leaf module, standard library only, imported by the zygote before it forks: a child
 that must run as an unprivileged uid calls `drop_privileges` before anything of the
@@ -9,11 +10,36 @@ from __future__ import annotations
 
 import ctypes
 import os
+import sys
 from collections.abc import Callable
 
-__all__ = ["CLONE_NEWNET", "drop_privileges", "in_child"]
+__all__ = ["CLONE_NEWNET", "drop_privileges", "in_child", "new_session_keyring"]
 
 CLONE_NEWNET = 0x40000000  # linux/sched.h
+_KEYCTL_JOIN_SESSION_KEYRING = 1
+_SYS_KEYCTL = {"x86_64": 250, "aarch64": 219, "riscv64": 219}  # asm-generic's is 219
+_NO_KEYRINGS = (1, 13, 38)  # EPERM, EACCES (a seccomp filter), ENOSYS (a kernel without)
+
+
+def new_session_keyring() -> str:
+    """Join a new, empty session keyring (Linux), so that nothing this process and its
+    children store in one (``add_key``) reaches another sandbox: a grader started from a
+    login has a session keyring of its own, which every process it starts would share.
+
+    Returns "" once done, or where keyrings cannot be used here (no kernel support, or a
+    seccomp filter refuses them to us and to the student's code alike); otherwise why not.
+    """
+    if not sys.platform.startswith("linux"):
+        return ""
+    number = _SYS_KEYCTL.get(os.uname().machine)
+    if number is None:
+        return f"no keyctl number known for {os.uname().machine}"
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    if libc.syscall(number, _KEYCTL_JOIN_SESSION_KEYRING, None) >= 0:
+        return ""
+    err = ctypes.get_errno()
+    return "" if err in _NO_KEYRINGS else f"a new session keyring: {os.strerror(err)}"
 
 
 def drop_privileges(uid: int, *, network: bool = True) -> None:

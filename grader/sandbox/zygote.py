@@ -12,11 +12,16 @@ stream socket (fd given on the command line) for two commands, each a JSON frame
   with the child's pid.
 - ``reap``: waits for a child and replies with how it ended.
 
-It never runs student code itself.
+It never runs student code itself. Started with ``--template`` (`grader.sandbox.template`:
+one per graded submission, under a read-only bubblewrap), it forks no child: its one command
+is ``phase``, which receives a new control socket, forks a process that makes a phase's own
+namespaces (`grader.sandbox.nested`) and forks in them a zygote serving that socket (pid 1
+of the phase), and replies with that zygote's pid, or why it could not be made.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -26,10 +31,11 @@ from collections import deque
 from typing import Any
 
 from grader.sandbox.limits import apply_child_limits, children_of, kill_tree
-from grader.sandbox.privileges import drop_privileges
+from grader.sandbox.privileges import drop_privileges, new_session_keyring
 from grader.sandbox.protocol import CONTROL_FRAME, FrameReader, parse_json, send_json
 
 _PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+_PR_SET_DUMPABLE = 4
 
 
 def _become_subreaper() -> None:
@@ -41,6 +47,14 @@ def _become_subreaper() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     except (OSError, AttributeError):
         pass  # not Linux: a descendant that leaves its group outlives the run
+
+
+def _make_dumpable() -> None:
+    """Readable again by the grader (its stack dump, through /proc/PID/root), as a child
+    forked by a zygote outside a template is."""
+    import ctypes
+
+    ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0)
 
 
 def _end_descendants(budget: float = 10.0) -> None:
@@ -60,8 +74,10 @@ def _end_descendants(budget: float = 10.0) -> None:
                 pass
 
 
-def _child(conn: socket.socket, out_fd: int, cmd: dict[str, Any]) -> None:
+def _child(conn: socket.socket, out_fd: int, cmd: dict[str, Any], dumpable: bool) -> None:
     os.setpgid(0, 0)
+    if dumpable:  # a phase's child, forked from a template kept from being read
+        _make_dumpable()
     workdir = str(cmd.get("cwd") or "")
     if workdir:
         os.chdir(workdir)  # files the student's code writes land in the run's scratch folder
@@ -129,6 +145,14 @@ class _Commands:
 
 def main() -> None:
     ctl = socket.socket(fileno=int(sys.argv[1]))
+    template = "--template" in sys.argv[2:]
+    if template:  # before anything is loaded: nothing of this process is readable
+        from grader.sandbox.nested import make_undumpable
+
+        make_undumpable()
+    # not the grader's keyring, which every sandbox it starts would share; where this cannot
+    # be done (keyrings refused by a seccomp filter, or absent) the student cannot use one
+    new_session_keyring()
     import numpy  # noqa: F401  - pre-warm: children inherit these imports
 
     import framework
@@ -139,22 +163,37 @@ def main() -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _become_subreaper()
+    _serve(ctl, template=template)
+
+
+def _serve(ctl: socket.socket, *, template: bool = False, phase: bool = False) -> None:
+    """Answer the grader's commands on `ctl` until it goes: ``spawn`` and ``reap`` for a
+    zygote, ``phase`` only for a template (which never forks a child of its own). A
+    phase's zygote, pid 1 of its pid namespace, just ends: the kernel ends the rest."""
     statuses: dict[int, int] = {}
     commands = _Commands(ctl)
     send_json(ctl, {"ready": True})
     while True:
         cmd = commands.next()
         if cmd is None:
-            _end_descendants()
+            if not phase:
+                _end_descendants()
             os._exit(0)  # nothing to flush; skip interpreter teardown
-        if cmd.get("op") == "spawn":
+        op = cmd.get("op")
+        if template:
+            if op == "phase":
+                (phase_fd,) = commands.take_fds(1)
+                send_json(ctl, _fork_phase(ctl, commands, phase_fd, cmd))
+            else:
+                send_json(ctl, {"error": f"a template serves phases only, not {op!r}"})
+        elif op == "spawn":
             conn_fd, out_fd = commands.take_fds(2)
             pid = os.fork()
             if pid == 0:
                 ctl.close()
                 for fd in commands.fds:  # another child's, if any arrived early
                     os.close(fd)
-                _child(socket.socket(fileno=conn_fd), out_fd, cmd)
+                _child(socket.socket(fileno=conn_fd), out_fd, cmd, dumpable=phase)
             try:
                 os.setpgid(pid, pid)
             except OSError:
@@ -162,7 +201,7 @@ def main() -> None:
             os.close(conn_fd)
             os.close(out_fd)
             send_json(ctl, {"pid": pid})
-        elif cmd.get("op") == "reap":
+        elif op == "reap":
             pid = int(cmd["pid"])
             status = statuses.pop(pid, None)
             if status is None:
@@ -180,6 +219,51 @@ def main() -> None:
             if done == 0:
                 break
             statuses[done] = st
+
+
+def _fork_phase(
+    ctl: socket.socket, commands: _Commands, phase_fd: int, cmd: dict[str, Any]
+) -> dict[str, Any]:
+    """Fork a phase's zygote in namespaces of its own (`grader.sandbox.nested`), serving
+    `phase_fd`: its pid here, or why it could not be made. The process between them makes
+    the namespaces and ends once it has forked the zygote, which this one then adopts."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        reply: dict[str, Any]
+        try:
+            ctl.close()
+            os.close(read_end)
+            for fd in commands.fds:
+                os.close(fd)
+            from grader.sandbox.nested import enter_phase
+
+            cover = [str(c) for c in cmd.get("cover") or []]
+            enter_phase(int(cmd["tmp"]), int(cmd["shm"]), cover)
+            zygote = os.fork()
+            if zygote == 0:
+                os.close(write_end)
+                _serve(socket.socket(fileno=phase_fd), phase=True)
+            reply = {"pid": zygote}
+        except BaseException as e:  # reported to the grader, which then falls back
+            reply = {"error": f"{type(e).__name__}: {e}"}
+        os.write(write_end, json.dumps(reply).encode())
+        os._exit(0)
+    os.close(write_end)
+    os.close(phase_fd)
+    chunks = []
+    while chunk := os.read(read_end, 4096):
+        chunks.append(chunk)
+    os.close(read_end)
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+    try:
+        got = json.loads(b"".join(chunks))
+    except ValueError:
+        got = None
+    return got if isinstance(got, dict) else {"error": "the phase's process ended first"}
 
 
 if __name__ == "__main__":
