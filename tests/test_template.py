@@ -358,3 +358,21 @@ def test_where_a_phase_cannot_be_made_the_sandbox_has_a_bubblewrap_of_its_own(
         assert len(json.loads(late("nspid"))) == 1
     finally:
         broken.close()
+
+
+def test_a_phase_whose_grader_goes_away_ends_at_once_and_alone(template: Any, sub: Path) -> None:
+    import select
+
+    from grader.sandbox.protocol import recv_json, send_json
+
+    got = template.phase([sub / "lab04"])
+    assert got is not None
+    zygote, ctl = got
+    assert recv_json(ctl) == {"ready": True}
+    send_json(ctl, {"op": "reap", "pid": 12345})  # a reply this side never reads
+    assert select.select([ctl], [], [], 30)[0]
+    ctl.close()  # unread data: the zygote's next read fails (ECONNRESET), not an EOF
+    # it ends at once as pid 1 of its phase; one that looked for its descendants through
+    # the template's /proc (where pid 1 is the template) would spend its 10 s budget there
+    zygote.wait(timeout=5)
+    assert template.phase([sub / "lab05"]) is not None  # the template serves on
