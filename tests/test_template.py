@@ -21,15 +21,16 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="templates are Linux's (bubblewrap, /proc)"
+)
+
+
 def _problem() -> str | None:
-    if not sys.platform.startswith("linux"):
-        return "templates are Linux's (bubblewrap)"
     from grader.sandbox.bwrap import unavailable
 
     return unavailable()
 
-
-pytestmark = pytest.mark.skipif(bool(_problem()), reason=str(_problem()))
 
 PROBE = r"""
 import ctypes, json, os, signal, socket, time
@@ -174,6 +175,10 @@ def sub(tmp_path: Path) -> Path:
 def template(sub: Path) -> Iterator[Any]:
     from grader.sandbox.template import Template
 
+    problem = _problem()
+    if problem:
+        pytest.skip(problem)
+
     t = Template(ROOT, [sub / "lab04", sub / "lab05"])
     yield t
     t.close()
@@ -289,6 +294,10 @@ def test_keys_and_sockets_stay_in_their_phase(phases: list[Phase], sub: Path) ->
 
     from grader.sandbox.template import Template
 
+    problem = _problem()
+    if problem:
+        pytest.skip(problem)
+
     # a session keyring of the grader's (a login's): the template and its phases inherit it
     libc = ctypes.CDLL(None, use_errno=True)
     libc.syscall.restype = ctypes.c_long
@@ -376,3 +385,52 @@ def test_a_phase_whose_grader_goes_away_ends_at_once_and_alone(template: Any, su
     # the template's /proc (where pid 1 is the template) would spend its 10 s budget there
     zygote.wait(timeout=5)
     assert template.phase([sub / "lab05"]) is not None  # the template serves on
+
+
+@pytest.mark.parametrize("pidfd", [True, False], ids=["pidfd", "pid-and-start-time"])
+def test_a_phase_process_is_watched_and_ended_without_being_our_child(
+    pidfd: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+
+    from grader.sandbox import template as module
+
+    if not pidfd:  # a kernel before 5.3
+
+        def refuse(pid: int) -> int:
+            raise OSError(38, "no pidfd_open")
+
+        monkeypatch.setattr(module.os, "pidfd_open", refuse)
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        watched = module.PhaseProcess(sleeper.pid)
+        assert watched.poll() is None
+        with pytest.raises(subprocess.TimeoutExpired):
+            watched.wait(timeout=0.05)
+        watched.kill()
+        assert sleeper.wait(timeout=30) == -9
+        assert watched.wait(timeout=30) == 0 and watched.poll() == 0
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+def test_a_reused_pid_is_never_taken_for_the_phase_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+
+    from grader.sandbox import template as module
+
+    def refuse(pid: int) -> int:
+        raise OSError(38, "no pidfd_open")
+
+    monkeypatch.setattr(module.os, "pidfd_open", refuse)
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        watched = module.PhaseProcess(other.pid)
+        watched._start = str(int(watched._start) - 1)  # the pid's earlier owner, now gone
+        assert watched.poll() == 0  # that one has ended
+        watched.kill()
+        assert other.poll() is None  # and this one was not signalled
+    finally:
+        other.kill()
+        other.wait()

@@ -45,12 +45,14 @@ _NS_LEVEL = 1  # a phase's zygote in NSpid: host, the template's namespace, its 
 class PhaseProcess:
     """A phase's zygote, seen from the grader: not its child (the template's), so it is
     watched and signalled through a pidfd where the kernel has them (Linux 5.3), which
-    stays bound to that process whatever pid is reused later."""
+    stays bound to that process whatever pid is reused later; elsewhere through its pid
+    and its start time, so that a reused pid is never taken for it."""
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
         self.returncode: int | None = None
         self._fd: int | None = None
+        self._start = _start_time(pid)
         try:
             self._fd = os.pidfd_open(pid)
         except (AttributeError, OSError):
@@ -68,7 +70,8 @@ class PhaseProcess:
             left = 0.05 if deadline is None else deadline - time.monotonic()
             if left <= 0:
                 raise subprocess.TimeoutExpired(f"phase zygote {self.pid}", timeout or 0.0)
-            self._ended(min(left, 0.05))
+            if self._ended(min(left, 0.05)):
+                self.returncode = 0
         return 0
 
     def kill(self) -> None:
@@ -77,7 +80,7 @@ class PhaseProcess:
         try:
             if self._fd is not None:
                 signal.pidfd_send_signal(self._fd, signal.SIGKILL)
-            else:
+            elif _start_time(self.pid) == self._start:  # still that process
                 os.kill(self.pid, signal.SIGKILL)
         except OSError:
             pass
@@ -85,21 +88,30 @@ class PhaseProcess:
     def _ended(self, timeout: float) -> bool:
         if self._fd is not None:
             ready, _, _ = select.select([self._fd], [], [], timeout)
-            if ready:
-                os.close(self._fd)
-                self._fd = None
-                return True
-            return False
-        time.sleep(timeout)
-        try:
-            with open(f"/proc/{self.pid}/stat") as f:
-                return f.read().rpartition(")")[2].split()[:1] in (["Z"], ["X"])
-        except OSError:
+            if not ready:
+                return False
+            os.close(self._fd)
+            self._fd = None
             return True
+        time.sleep(timeout)
+        return not self._start or _start_time(self.pid) != self._start
 
     def __del__(self) -> None:
         if self._fd is not None:
             os.close(self._fd)
+
+
+def _start_time(pid: int) -> str:
+    """When live process `pid` started (clock ticks since boot, ``/proc/PID/stat``); "" for
+    no process, or one that has ended (a zombie)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rpartition(")")[2].split()
+    except OSError:
+        return ""
+    if len(fields) < 20 or fields[0] in ("Z", "X"):
+        return ""
+    return fields[19]
 
 
 class Template:
