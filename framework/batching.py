@@ -321,11 +321,12 @@ class StepBatcher:
         The caller's thread runs the loop up to its first decode step (the prefill), then
         hands it to the batch's decode thread, which runs every driven generation's steps
         together and their sampling after each step, one thread for all: no thread wakes
-        per token. The caller's thread passes on the text (`on_text`, called here, once
-        per piece, in order), woken with what the decode thread made at most every
-        `hand_over` seconds: its first piece and its last at once. If `on_text` raises (a
-        client that left), the generation is dropped at the next step and the error is
-        raised here once it is.
+        per token. The caller's thread passes on the text (`on_text`, called here, in
+        order), woken with what the decode thread made at most every `hand_over` seconds
+        (its first piece and its last at once), and called once per hand-over with what
+        it holds, joined: a stream writes one event, and makes one write, for it. If
+        `on_text` raises (a client that left), the generation is dropped at the next step
+        and the error is raised here once it is.
 
         Raises:
             whatever the loop raises, in the caller's thread.
@@ -346,9 +347,8 @@ class StepBatcher:
         try:
             while True:
                 kind, value = flow.out.get()
-                if kind == "text":
-                    for piece in cast(list[str], value):
-                        emit(piece)
+                if kind == "text":  # what was made since the last hand-over, as one piece
+                    emit("".join(cast(list[str], value)))
                 elif kind == "error":
                     raise value  # type: ignore[misc]
                 else:

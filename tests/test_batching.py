@@ -215,16 +215,19 @@ def _pieces_and_handovers(clock: object, together: bool) -> tuple[list[list[str]
 def test_a_caller_is_woken_with_its_text_at_most_every_hand_over_interval() -> None:
     """The decode thread keeps a driven generation's text until `hand_over` seconds have
     passed since its caller last got any: one wake-up for several pieces (waking 16
-    callers for every token cost the batch a quarter of its throughput). Each piece still
-    reaches `on_text` on its own and in order; the first and the last go at once."""
+    callers for every token cost the batch a quarter of its throughput), and one call of
+    `on_text` with them joined (a stream's one event and one write). The text is the
+    same, in order; the first piece and the last go at once."""
     alone, none = _pieces_and_handovers(lambda: 0.0, together=False)
     assert none == 0  # one at a time, each caller steps its own generation
     frozen, handed = _pieces_and_handovers(lambda: 0.0, together=True)  # no time passes
-    assert frozen == alone
+    assert ["".join(p) for p in frozen] == ["".join(p) for p in alone]
     assert 0 < handed <= 2 * len(alone), handed  # the first piece, then the rest at the end
+    # a call per hand-over (and per piece a caller made in its own thread before it joined)
+    assert sum(map(len, frozen)) < sum(map(len, alone)) / 2, [len(p) for p in frozen]
     ticks = iter(range(1, 1_000_000))
     ticking, handed = _pieces_and_handovers(lambda: float(next(ticks)), together=True)
-    assert ticking == alone
+    assert ["".join(p) for p in ticking] == ["".join(p) for p in alone]
     assert handed > 4 * len(alone), handed  # a second per round: every round's text at once
 
 
