@@ -504,3 +504,37 @@ def test_no_two_sandboxes_share_the_graders_session_keyring(level: str, tmp_path
     seen = re.findall(r"KEYS\[found=(\w+) added=(\w+)\]", json.dumps(doc))
     assert len(seen) >= 3, json.dumps(doc)[:3000]  # each lab of each submission imported
     assert all(found == "False" and added == "True" for found, added in seen), seen
+
+
+PHASE_PROBE = """
+import json as _json, os as _os
+
+_here = _os.path.dirname(_os.path.abspath(__file__))
+_other = _os.path.join(_os.path.dirname(_here), OTHER)
+_ns = [l.split()[1:] for l in open("/proc/self/status") if l.startswith("NSpid:")][0]
+try:
+    _listed = sorted(_os.listdir(_other))
+except OSError as _e:  # not mounted at all (a bubblewrap of its own)
+    _listed = type(_e).__name__
+_seen = {"ns": len(_ns), "other": _listed}
+raise RuntimeError("PHASE" + _json.dumps(_seen) + "END")
+"""
+
+
+def test_every_phase_of_a_graded_submission_is_forked_by_its_template(tmp_path: Path) -> None:
+    if _level_problem("bwrap"):
+        pytest.skip(str(_level_problem("bwrap")))
+    course = copy_course(tmp_path / "course", ("lab04", "lab05"))
+    sub = submission(
+        tmp_path / "sub",
+        {lab: PHASE_PROBE.replace("OTHER", repr(other))
+         for lab, other in (("lab04", "lab05"), ("lab05", "lab04"))},
+    )  # fmt: skip
+    done, doc = grade(course, sub, "lab04,lab05", "json", tmp_path, "--isolation", "bwrap")
+    assert doc is not None, done.stderr[-3000:]
+    text = json.dumps(doc).replace('\\\\"', '"').replace('\\"', '"')
+    seen = [json.loads(m) for m in re.findall(r"PHASE(\{.*?\})END", text)]
+    assert len(seen) >= 2, text[:3000]  # each lab's module was imported
+    # a pid namespace of its own inside the template's (a bubblewrap of its own: one), and
+    # the other lab's folder of the same submission covered, empty
+    assert all(s == {"ns": 2, "other": []} for s in seen), seen
