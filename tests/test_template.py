@@ -104,6 +104,10 @@ def open_memory(pid):
     return _try(lambda: open(f"/proc/{pid}/mem", "r+b").close())
 
 
+def open_descriptor(pid, fd):
+    return _try(lambda: os.close(os.open(f"/proc/{pid}/fd/{fd}", os.O_RDONLY)))
+
+
 def read_environ(pid):
     return _try(lambda: open(f"/proc/{pid}/environ", "rb").read())
 
@@ -273,6 +277,9 @@ def test_the_template_and_the_next_phase_are_out_of_reach(
     pid = a("template_pid")
     assert a("open_memory", pid) == "PermissionError"
     assert a("read_environ", pid) == "PermissionError"
+    for entry in ("root", "cwd"):  # its file system, through /proc
+        assert a("listdir", f"/proc/{pid}/{entry}") == "PermissionError", entry
+    assert a("open_descriptor", pid, 0) == "PermissionError"  # its open files
     assert a("signal_through_proc", pid) == "OSError"  # EINVAL: outside its pid namespace
     # every process outside the phase (the template, the next phase's zygote; no reaper of
     # bubblewrap's) is out of reach: only the phase's own child opens
