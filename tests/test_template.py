@@ -441,3 +441,60 @@ def test_a_reused_pid_is_never_taken_for_the_phase_process(monkeypatch: pytest.M
     finally:
         other.kill()
         other.wait()
+
+
+RUNNER = """
+import json, sys
+sys.path.insert(0, ROOT)
+sys.path.append(BASE)  # a folder on the path that holds the submission: mounts in mounts
+from pathlib import Path
+from grader.sandbox.isolated import IsolatedSandbox
+from grader.sandbox.template import Template
+
+sub = Path(SUB)
+t = Template(Path(ROOT), [sub / "lab04", sub / "lab05"])
+sb = IsolatedSandbox(Path(ROOT), [sub / "lab04"], template=t)
+sb.start()
+s = sb.session(str(sub / "lab04" / "student.py"))
+ns = s.call("nspid", timeout=30).value
+other = s.call("listdir", str(sub / "lab05"), timeout=30).value
+print(json.dumps({"failed": t.failed, "ns": ns, "other": other}))
+s.close()
+sb.close()
+t.close()
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="root becomes nobody")
+def test_a_grader_that_is_not_root_gets_its_phases_too() -> None:
+    import shutil
+    import subprocess
+    import tempfile
+
+    problem = _problem()
+    if problem:
+        pytest.skip(problem)
+    nobody = 65534
+    probe = subprocess.run([sys.executable, "-c", "import numpy"], user=nobody, group=nobody,
+                           capture_output=True, check=False)  # fmt: skip
+    if probe.returncode != 0:
+        pytest.skip("user nobody cannot run this interpreter (its folders are not theirs to pass)")
+    base = Path(tempfile.mkdtemp(dir="/tmp"))  # not under pytest's own folder, root's only
+    try:
+        base.chmod(0o777)
+        for lab in ("lab04", "lab05"):
+            (base / "sub" / lab).mkdir(parents=True)
+            (base / "sub" / lab / "student.py").write_text(PROBE, encoding="utf-8")
+        script = RUNNER.replace("ROOT", repr(str(ROOT))).replace("SUB", repr(str(base / "sub")))
+        script = script.replace("BASE", repr(str(base)))
+        done = subprocess.run([sys.executable, "-c", script], user=nobody, group=nobody, cwd=base,
+                              env={"PATH": os.environ.get("PATH", "/usr/bin"), "HOME": str(base)},
+                              capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+        assert done.returncode == 0, done.stderr[-3000:]
+        # made by the template (not a bubblewrap of its own), its maps written though the
+        # template's /proc files are root's, and the other lab covered
+        got = json.loads(done.stdout)
+        assert got["failed"] == "", got  # made by the template, not a bubblewrap of its own
+        assert len(json.loads(got["ns"])) == 2 and json.loads(got["other"]) == [], got
+    finally:
+        shutil.rmtree(base, ignore_errors=True)

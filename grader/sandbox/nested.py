@@ -133,7 +133,8 @@ def _mounts_under(folder: str) -> list[str]:
 
 def _bind(libc: ctypes.CDLL, fd: int, point: str) -> None:
     """Bind the mount open as `fd` (O_PATH, taken before its parent was covered) at
-    `point` again; the folders on the way are made on the new tmpfs."""
+    `point` again, with the mounts below it; the folders on the way are made on the new
+    tmpfs."""
     source = f"/proc/self/fd/{fd}"
     try:
         if os.path.isdir(source):
@@ -144,9 +145,11 @@ def _bind(libc: ctypes.CDLL, fd: int, point: str) -> None:
                 os.close(os.open(point, os.O_CREAT | os.O_WRONLY, 0o444))
     except OSError as e:
         raise PhaseError(e.errno or 0, f"making {point}: {e.strerror}") from None
-    result = libc.mount(source.encode(), point.encode(), None, _MS_BIND, None)
+    # recursive: the mounts below it come along (a bind without them is refused, EINVAL,
+    # where they are locked); a bind keeps the flags, read-only included
+    result = libc.mount(source.encode(), point.encode(), None, _MS_BIND | _MS_REC, None)
     os.close(fd)
-    _check(result, f"binding {point} again")  # a bind keeps the flags, read-only included
+    _check(result, f"binding {point} again")
 
 
 def enter_phase(
@@ -165,12 +168,18 @@ def enter_phase(
     """
     libc = _libc()
     uid, gid = os.getuid(), os.getgid()
+    # a non-dumpable process's /proc/self files are root's: dumpable while it writes its
+    # maps (a grader that is not root could not otherwise), not once the zygote is forked
+    _check(libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0), "prctl(PR_SET_DUMPABLE, 1)")
     _check(libc.unshare(PHASE_NAMESPACES), "unshare")
     _write("/proc/self/setgroups", "deny")
     _write("/proc/self/uid_map", f"{uid} {uid} 1\n")
     _write("/proc/self/gid_map", f"{gid} {gid} 1\n")
+    make_undumpable()
     _check(libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None), "making / private")
-    below = [(point, os.open(point, os.O_PATH)) for point in _mounts_under(scratch)]
+    points = _mounts_under(scratch)
+    tops = [p for p in points if not any(p.startswith(q.rstrip("/") + "/") for q in points)]
+    below = [(point, os.open(point, os.O_PATH)) for point in tops]
     _mount_tmpfs(libc, scratch, tmp_bytes, "0755")
     for point, fd in below:  # what the template reads under /tmp (the run's folder), again
         _bind(libc, fd, point)
