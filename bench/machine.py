@@ -70,18 +70,11 @@ def numpy_blas() -> str:
 
 def _openblas_core() -> str:
     """The kernel family a loaded OpenBLAS picked (``SkylakeX``, ``Haswell``...), or ""."""
-    from framework.blas import openblas_paths
+    from framework.blas import openblas_functions
 
-    for path in openblas_paths():
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError:
-            continue
-        for symbol in _CORENAMES:
-            get = getattr(lib, symbol, None)
-            if get is not None:
-                get.restype = ctypes.c_char_p
-                return str(get().decode())
+    for get in openblas_functions(_CORENAMES):
+        get.restype = ctypes.c_char_p
+        return str(get().decode())
     return ""
 
 

@@ -19,9 +19,11 @@ Example:
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-__all__ = ["openblas_paths", "set_blas_threads"]
+__all__ = ["openblas_functions", "openblas_paths", "set_blas_threads"]
 
 _SETTERS = (
     "scipy_openblas_set_num_threads64_",
@@ -45,6 +47,23 @@ def openblas_paths() -> list[str]:
     return found
 
 
+def openblas_functions(names: Sequence[str]) -> list[Any]:
+    """Of each loaded OpenBLAS, the first function of `names` it exports (the names differ
+    between builds: scipy-openblas's prefix, the 64-bit interface's suffix)."""
+    found = []
+    for path in openblas_paths():
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for name in names:
+            fn = getattr(lib, name, None)
+            if fn is not None:
+                found.append(fn)
+                break
+    return found
+
+
 def set_blas_threads(n: int) -> bool:
     """Make the loaded OpenBLAS use `n` threads.
 
@@ -61,16 +80,7 @@ def set_blas_threads(n: int) -> bool:
         raise ValueError(f"n must be >= 1, got {n}")
     import numpy  # noqa: F401  (loads the BLAS library if it is not loaded yet)
 
-    done = False
-    for path in openblas_paths():
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError:
-            continue
-        for name in _SETTERS:
-            setter = getattr(lib, name, None)
-            if setter is not None:
-                setter(ctypes.c_int(n))
-                done = True
-                break
-    return done
+    setters = openblas_functions(_SETTERS)
+    for setter in setters:
+        setter(ctypes.c_int(n))
+    return bool(setters)

@@ -389,59 +389,88 @@ def test_a_phase_whose_grader_goes_away_ends_at_once_and_alone(template: Any, su
     send_json(ctl, {"op": "reap", "pid": 12345})  # a reply this side never reads
     assert select.select([ctl], [], [], 30)[0]
     ctl.close()  # unread data: the zygote's next read fails (ECONNRESET), not an EOF
-    # it ends at once as pid 1 of its phase; one that looked for its descendants through
-    # the template's /proc (where pid 1 is the template) would spend its 10 s budget there
-    zygote.wait(timeout=5)
+    zygote.wait(timeout=60)  # it ends without being killed (the next test: at once)
     assert template.phase([sub / "lab05"]) is not None  # the template serves on
 
 
-@pytest.mark.parametrize("pidfd", [True, False], ids=["pidfd", "pid-and-start-time"])
-def test_a_phase_process_is_watched_and_ended_without_being_our_child(
-    pidfd: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_phase_zygote_ends_however_its_loop_ends() -> None:
+    """Its loop ended by a reset socket, a phase's zygote ends there; one that went on to
+    the module's last handler would look for its descendants through the template's /proc
+    (where pid 1 is the template) for its 10 s budget."""
+    import select
+    import socket
+
+    from grader.sandbox import zygote
+    from grader.sandbox.protocol import recv_json, send_json
+
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    pid = os.fork()
+    if pid == 0:  # the zygote, outside any namespace: only its loop's end is looked at
+        try:
+            ours.close()
+            zygote._phase_zygote(theirs.detach())
+        finally:
+            os._exit(70)  # reached only if it returned or raised
+    theirs.close()
+    assert recv_json(ours) == {"ready": True}
+    send_json(ours, {"op": "reap", "pid": 12345})  # a reply this side never reads
+    assert select.select([ours], [], [], 30)[0]
+    ours.close()  # its next read fails: ECONNRESET
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+
+
+@pytest.fixture
+def sleeper() -> Iterator[Any]:
+    """A process of ours that sleeps for a minute (ended after the test)."""
     import subprocess
 
-    from grader.sandbox import template as module
-
-    if not pidfd:  # a kernel before 5.3
-
-        def refuse(pid: int) -> int:
-            raise OSError(38, "no pidfd_open")
-
-        monkeypatch.setattr(module.os, "pidfd_open", refuse)
-    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-    try:
-        watched = module.PhaseProcess(sleeper.pid)
-        assert watched.poll() is None
-        with pytest.raises(subprocess.TimeoutExpired):
-            watched.wait(timeout=0.05)
-        watched.kill()
-        assert sleeper.wait(timeout=30) == -9
-        assert watched.wait(timeout=30) == 0 and watched.poll() == 0
-    finally:
-        sleeper.kill()
-        sleeper.wait()
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    yield proc
+    proc.kill()
+    proc.wait()
 
 
-def test_a_reused_pid_is_never_taken_for_the_phase_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    import subprocess
-
+def _without_pidfd(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As on a kernel before 5.3."""
     from grader.sandbox import template as module
 
     def refuse(pid: int) -> int:
         raise OSError(38, "no pidfd_open")
 
     monkeypatch.setattr(module.os, "pidfd_open", refuse)
-    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-    try:
-        watched = module.PhaseProcess(other.pid)
-        watched._start = str(int(watched._start) - 1)  # the pid's earlier owner, now gone
-        assert watched.poll() == 0  # that one has ended
-        watched.kill()
-        assert other.poll() is None  # and this one was not signalled
-    finally:
-        other.kill()
-        other.wait()
+
+
+@pytest.mark.parametrize("pidfd", [True, False], ids=["pidfd", "pid-and-start-time"])
+def test_a_phase_process_is_watched_and_ended_without_being_our_child(
+    pidfd: bool, sleeper: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+
+    from grader.sandbox.template import PhaseProcess
+
+    if not pidfd:
+        _without_pidfd(monkeypatch)
+    watched = PhaseProcess(sleeper.pid)
+    assert watched.poll() is None
+    with pytest.raises(subprocess.TimeoutExpired):
+        watched.wait(timeout=0.05)  # it sleeps for a minute: this wait must time out
+    watched.kill()
+    assert sleeper.wait(timeout=30) == -9
+    assert watched.wait(timeout=30) == 0 and watched.poll() == 0
+
+
+def test_a_reused_pid_is_never_taken_for_the_phase_process(
+    sleeper: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from grader.sandbox.template import PhaseProcess
+
+    _without_pidfd(monkeypatch)
+    watched = PhaseProcess(sleeper.pid)
+    watched._start = str(int(watched._start) - 1)  # the pid's earlier owner, now gone
+    assert watched.poll() == 0  # that one has ended
+    watched.kill()
+    assert sleeper.poll() is None  # and this one was not signalled
 
 
 RUNNER = """

@@ -32,6 +32,7 @@ __all__ = [
     "BwrapLauncher",
     "bwrap_command",
     "find_descendant",
+    "locate_below",
     "namespaces",
     "prestart",
     "prestart_verify",
@@ -288,10 +289,17 @@ class BwrapLauncher:
     def locate(self, zygote: ZygoteProcess, pid: int, traceback: str) -> tuple[int | None, str]:
         """The host pid of the sandbox process that calls itself `pid`, among bwrap's own
         descendants only (a zygote that lies cannot point the grader at anything else)."""
-        host = find_descendant(zygote.pid, pid)
-        if host is None:
-            return None, ""
-        return host, f"/proc/{host}/root{traceback}" if traceback else ""
+        return locate_below(zygote.pid, pid, traceback)
+
+
+def locate_below(root: int, pid: int, traceback: str) -> tuple[int | None, str]:
+    """The host pid of the descendant of host process `root` that calls itself `pid`, and
+    the path, for the grader, of the stack dump file it knows as `traceback` ("" if none
+    is found); `Launcher.locate` of a sandbox under bubblewrap or forked by a template."""
+    host = find_descendant(root, pid)
+    if host is None:
+        return None, ""
+    return host, f"/proc/{host}/root{traceback}" if traceback else ""
 
 
 def find_descendant(root: int, pid: int, level: int = -1) -> int | None:

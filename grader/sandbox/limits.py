@@ -33,6 +33,7 @@ __all__ = [
     "lower_priority",
     "make_undumpable",
     "memory_support",
+    "set_dumpable",
     "tree_cpu_seconds",
     "user_tasks",
     "vm_bytes",
@@ -171,12 +172,20 @@ _PR_SET_DUMPABLE = 4  # linux/prctl.h
 def make_undumpable() -> bool:
     """Keep other processes of this user (student code, say) from attaching a debugger to
     this one or reading its memory (Linux `PR_SET_DUMPABLE` 0; elsewhere a no-op)."""
+    return set_dumpable(False)
+
+
+def set_dumpable(dumpable: bool) -> bool:
+    """Linux `PR_SET_DUMPABLE`: whether this process may be debugged or read by other
+    processes of its user (and its /proc files are its user's, not root's). Whether it was
+    set (False where there is no such call)."""
     if not sys.platform.startswith("linux"):
         return False
     try:
         import ctypes
 
-        return bool(ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0) == 0)
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(_PR_SET_DUMPABLE, int(dumpable), 0, 0, 0) == 0)
     except (OSError, AttributeError):
         return False
 

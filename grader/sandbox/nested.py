@@ -21,11 +21,11 @@ is read-only, and forks each phase's zygote into fresh namespaces with `enter_ph
 
 The proc file system stays the template's (a nested user namespace may not mount its own
 over bubblewrap's read-only binds), so a phase sees the pids of the template and of the
-next phase's zygote there; both are made non-dumpable (`make_undumpable`), which keeps
+next phase's zygote there; both are made non-dumpable (`limits.make_undumpable`), which keeps
 their memory, descriptors and root out of reach of any other process of the user.
 
-Standard library only, and `grader.sandbox.privileges`: `grader.sandbox.zygote` imports it
-inside the sandbox.
+Standard library only, with `grader.sandbox.limits` and `grader.sandbox.privileges`:
+`grader.sandbox.zygote` imports it inside the sandbox.
 """
 
 from __future__ import annotations
@@ -35,9 +35,10 @@ import os
 import re
 from collections.abc import Sequence
 
+from grader.sandbox.limits import set_dumpable
 from grader.sandbox.privileges import new_session_keyring
 
-__all__ = ["PhaseError", "drop_capabilities", "enter_phase", "make_undumpable"]
+__all__ = ["PhaseError", "drop_capabilities", "enter_phase"]
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
@@ -54,7 +55,6 @@ _MS_NODEV = 0x4
 _MS_BIND = 0x1000
 _MS_REC = 0x4000
 _MS_PRIVATE = 1 << 18
-_PR_SET_DUMPABLE = 4
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
 
 
@@ -82,12 +82,6 @@ def _check(result: int, step: str) -> None:
     if result != 0:
         err = ctypes.get_errno()
         raise PhaseError(err, f"{step}: {os.strerror(err)}")
-
-
-def make_undumpable() -> None:
-    """Keep this process (and what it forks, until they say otherwise) from being read or
-    traced by other processes of the same user: no /proc/PID/mem, fd, root, environ."""
-    _check(_libc().prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0), "prctl(PR_SET_DUMPABLE, 0)")
 
 
 def drop_capabilities() -> None:
@@ -170,12 +164,14 @@ def enter_phase(
     uid, gid = os.getuid(), os.getgid()
     # a non-dumpable process's /proc/self files are root's: dumpable while it writes its
     # maps (a grader that is not root could not otherwise), not once the zygote is forked
-    _check(libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0), "prctl(PR_SET_DUMPABLE, 1)")
+    if not set_dumpable(True):
+        raise PhaseError(0, "prctl(PR_SET_DUMPABLE, 1) failed")
     _check(libc.unshare(PHASE_NAMESPACES), "unshare")
     _write("/proc/self/setgroups", "deny")
     _write("/proc/self/uid_map", f"{uid} {uid} 1\n")
     _write("/proc/self/gid_map", f"{gid} {gid} 1\n")
-    make_undumpable()
+    if not set_dumpable(False):
+        raise PhaseError(0, "prctl(PR_SET_DUMPABLE, 0) failed")
     _check(libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None), "making / private")
     points = _mounts_under(scratch)
     tops = [p for p in points if not any(p.startswith(q.rstrip("/") + "/") for q in points)]

@@ -31,7 +31,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from grader.codec import CodecError
-from grader.sandbox.bwrap import SCRATCH_BYTES, SHM_BYTES, BwrapLauncher, find_descendant
+from grader.sandbox.bwrap import (
+    SCRATCH_BYTES,
+    SHM_BYTES,
+    BwrapLauncher,
+    find_descendant,
+    locate_below,
+)
 from grader.sandbox.launch import Zygote, ZygoteProcess
 from grader.sandbox.protocol import recv_json
 
@@ -210,7 +216,4 @@ class PhaseLauncher:
 
     def locate(self, zygote: ZygoteProcess, pid: int, traceback: str) -> tuple[int | None, str]:
         """As `BwrapLauncher.locate`: among the zygote's own descendants only."""
-        host = find_descendant(zygote.pid, pid)
-        if host is None:
-            return None, ""
-        return host, f"/proc/{host}/root{traceback}" if traceback else ""
+        return locate_below(zygote.pid, pid, traceback)

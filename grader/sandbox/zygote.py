@@ -28,14 +28,19 @@ import socket
 import sys
 import time
 from collections import deque
-from typing import Any
+from typing import Any, NoReturn
 
-from grader.sandbox.limits import apply_child_limits, children_of, kill_tree
+from grader.sandbox.limits import (
+    apply_child_limits,
+    children_of,
+    kill_tree,
+    make_undumpable,
+    set_dumpable,
+)
 from grader.sandbox.privileges import drop_privileges, new_session_keyring
 from grader.sandbox.protocol import CONTROL_FRAME, FrameReader, parse_json, send_json
 
 _PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
-_PR_SET_DUMPABLE = 4
 
 
 def _become_subreaper() -> None:
@@ -47,14 +52,6 @@ def _become_subreaper() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     except (OSError, AttributeError):
         pass  # not Linux: a descendant that leaves its group outlives the run
-
-
-def _make_dumpable() -> None:
-    """Readable again by the grader (its stack dump, through /proc/PID/root), as a child
-    forked by a zygote outside a template is."""
-    import ctypes
-
-    ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0)
 
 
 def _end_descendants(budget: float = 10.0) -> None:
@@ -76,8 +73,8 @@ def _end_descendants(budget: float = 10.0) -> None:
 
 def _child(conn: socket.socket, out_fd: int, cmd: dict[str, Any], dumpable: bool) -> None:
     os.setpgid(0, 0)
-    if dumpable:  # a phase's child, forked from a template kept from being read
-        _make_dumpable()
+    if dumpable:  # a phase's child, forked from a template kept from being read: readable
+        set_dumpable(True)  # by the grader again (its stack dump, through /proc/PID/root)
     workdir = str(cmd.get("cwd") or "")
     if workdir:
         os.chdir(workdir)  # files the student's code writes land in the run's scratch folder
@@ -146,10 +143,8 @@ class _Commands:
 def main() -> None:
     ctl = socket.socket(fileno=int(sys.argv[1]))
     template = "--template" in sys.argv[2:]
-    if template:  # before anything is loaded: nothing of this process is readable
-        from grader.sandbox.nested import make_undumpable
-
-        make_undumpable()
+    if template and not make_undumpable():  # before anything is loaded: none of it readable
+        raise OSError("a template must be kept from being read (PR_SET_DUMPABLE)")
     # not the grader's keyring, which every sandbox it starts would share; where this cannot
     # be done (keyrings refused by a seccomp filter, or absent) the student cannot use one
     new_session_keyring()
@@ -221,6 +216,16 @@ def _serve(ctl: socket.socket, *, template: bool = False, phase: bool = False) -
             statuses[done] = st
 
 
+def _phase_zygote(phase_fd: int) -> NoReturn:
+    """A phase's zygote, pid 1 of its pid namespace: serves `phase_fd` and ends, however
+    its loop ends (a reset socket too), without looking for its descendants: the kernel
+    ends them with it (and /proc, the template's, would name other processes)."""
+    try:
+        _serve(socket.socket(fileno=phase_fd), phase=True)
+    finally:
+        os._exit(0)
+
+
 def _fork_phase(
     ctl: socket.socket, commands: _Commands, phase_fd: int, cmd: dict[str, Any]
 ) -> dict[str, Any]:
@@ -243,10 +248,7 @@ def _fork_phase(
             zygote = os.fork()
             if zygote == 0:
                 os.close(write_end)
-                try:
-                    _serve(socket.socket(fileno=phase_fd), phase=True)
-                finally:  # however it ends (a reset socket): pid 1 ends, the kernel the rest
-                    os._exit(0)
+                _phase_zygote(phase_fd)
             reply = {"pid": zygote}
         except BaseException as e:  # reported to the grader, which then falls back
             reply = {"error": f"{type(e).__name__}: {e}"}
