@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,8 @@ import grader.grade.worker, grader.grade.backends, grader.grade.run, grader.grad
 import grader.sandbox.zygote, grader.sandbox.worker, grader.sandbox.child
 import grader.sandbox.client, grader.sandbox.isolated, grader.sandbox.uidlevel  # the backends'
 import grader.sandbox.spawn, grader.sandbox.stackdump
+from grader.sandbox.guard import preload
+preload()  # what every worker imports before student code runs: the lab's report
 import framework
 for m in pkgutil.walk_packages(framework.__path__, "framework."):
     importlib.import_module(m.name)
@@ -44,9 +47,14 @@ for lab in sorted((root / "labs").iterdir()):
         load_graded_lab(LabInfo(lab.name, lab), solutions=private)
 print(json.dumps(sorted(
     m.__file__ for m in list(sys.modules.values())
-    if getattr(m, "__file__", None) and m.__file__.startswith(str(root))
+    if getattr(m, "__file__", None) and m.__file__.startswith((str(root), *sys.argv[2:]))
 )))
 """
+
+
+# the instructor's own packages: a module the copy lacks would be found there (the project
+# is installed in editable mode), and a run would grade with it
+_COURSE_DIRS = [str(ROOT / d) + os.sep for d in ("framework", "grader", "labs", "solutions")]
 
 
 @pytest.mark.parametrize("how", ["at once", "beside a compiler"])
@@ -57,13 +65,15 @@ def test_the_copy_compiles_every_module_a_graded_run_imports(tmp_path: Path, how
     else:  # as a batch does: the compiler runs while this process loads, then both finish
         course = start_copy(ROOT, tmp_path, labs).wait()
     done = subprocess.run(
-        [sys.executable, "-E", "-B", "-c", _IMPORT_ALL, str(course.private)],
+        [sys.executable, "-E", "-B", "-c", _IMPORT_ALL, str(course.private), *_COURSE_DIRS],
         cwd=course.root,
         capture_output=True,
         text=True,
-        check=True,
     )
+    assert done.returncode == 0, done.stderr[-3000:]  # nothing a run imports is left out
     imported = [Path(p) for p in json.loads(done.stdout)]
+    outside = [str(p) for p in imported if course.root not in p.parents]
+    assert outside == [], f"imported from the instructor's course, not the copy: {outside}"
     assert len(imported) > 100, imported  # the run's own modules were found in the copy
     missing = [
         str(p.relative_to(course.root))
@@ -73,13 +83,47 @@ def test_the_copy_compiles_every_module_a_graded_run_imports(tmp_path: Path, how
     assert missing == [], f"imported by a graded run but not compiled: {missing}"
 
 
-def test_the_copy_leaves_the_tools_a_run_never_imports_uncompiled(tmp_path: Path) -> None:
+def test_the_copy_leaves_out_what_a_run_never_reads(tmp_path: Path) -> None:
     course = copy_course(ROOT, tmp_path, ("lab04",))
-    tool = course.root / "grader" / "commands" / "grade.py"
-    assert tool.is_file()
-    assert not Path(importlib.util.cache_from_source(str(tool))).exists()
-    kept = course.root / "grader" / "sandbox" / "worker.py"
-    assert Path(importlib.util.cache_from_source(str(kept))).is_file()
+    for tool in ("commands", "course", "mine", "similarity", "student"):
+        assert (ROOT / "grader" / tool).is_dir() and not (course.root / "grader" / tool).exists()
+    lab = course.root / "labs" / "lab04"
+    kept = sorted(p.name for p in lab.iterdir() if p.name != "__pycache__")
+    assert "verify.py" in kept and "diagnoses.json" in kept, kept
+    assert not {"TASK.md", "TASK.en.md", "Makefile", "student.py"} & set(kept), kept
+    assert Path(importlib.util.cache_from_source(str(lab / "verify.py"))).is_file()
+    worker = course.root / "grader" / "sandbox" / "worker.py"
+    assert Path(importlib.util.cache_from_source(str(worker))).is_file()
+
+
+def test_the_copy_is_written_while_the_grader_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = threading.Event()
+    real = course_mod._copy_files
+
+    def slow(source: Path, course: course_mod.Course) -> None:
+        assert release.wait(60), "start_copy waited for the files to be written"
+        real(source, course)
+
+    monkeypatch.setattr(course_mod, "_copy_files", slow)
+    pending = start_copy(ROOT, tmp_path, ("lab04",))  # returns with nothing written yet
+    verify = pending.files.root / "labs" / "lab04" / "verify.py"
+    assert not verify.exists()
+    release.set()
+    assert pending.copied() == pending.files and verify.is_file()
+    # what the grader loads next is compiled already, the rest may not be yet
+    assert Path(importlib.util.cache_from_source(str(verify))).is_file()
+    assert _compiled(pending.wait().root) == course_mod._sources(pending.files.root)
+
+
+def test_a_copy_that_fails_says_so_where_it_is_asked_for(tmp_path: Path) -> None:
+    pending = start_copy(ROOT, tmp_path / "run", ("lab99",))  # no such lab folder
+    with pytest.raises(FileNotFoundError, match="lab99"):
+        pending.copied()
+    with pytest.raises(FileNotFoundError, match="lab99"):
+        pending.wait()
+    pending.cancel()  # nothing left running
 
 
 def _compiled(root: Path) -> list[str]:
@@ -98,15 +142,16 @@ def test_what_the_compiler_leaves_undone_this_process_compiles(
 
     monkeypatch.setattr(course_mod, "_start_compiler", broken)
     pending = start_copy(ROOT, tmp_path, ("lab04",))
-    root = pending.files.root
-    assert _compiled(root) == []  # nothing compiled yet: the files are there to be read
+    root = pending.copied().root  # the files are there to be read, the checks compiled
     assert (root / "labs" / "lab04" / "verify.py").is_file()
+    assert _compiled(root) == [s for s in course_mod._sources(root) if s.startswith("labs/")]
     pending.wait()
     assert _compiled(root) == course_mod._sources(root)
 
 
 def test_the_batch_and_its_compiler_share_the_compiling(tmp_path: Path) -> None:
     pending = start_copy(ROOT, tmp_path, ("lab04",))
+    pending._writer.join()  # type: ignore[union-attr]
     assert pending._compiler is not None
     pending._compiler.wait()  # the compiler alone: it compiles every module, in order
     root = pending.files.root
@@ -149,6 +194,7 @@ def test_no_worker_starts_before_the_copy_is_compiled(
 
 def test_a_run_folder_is_removed_with_its_compiler_stopped(tmp_path: Path) -> None:
     folder = RunFolder(ROOT, ("lab04",), "none", tmp_path)
+    folder.course.copied()  # the compiler starts once the files are written
     compiler = folder.course._compiler
     assert compiler is not None and folder.path.is_dir()
     folder.close()

@@ -528,3 +528,19 @@ def test_a_grader_that_is_not_root_gets_its_phases_too() -> None:
         assert len(json.loads(got["ns"])) == 2 and json.loads(got["other"]) == [], got
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_phases_made_from_two_threads_at_once_are_each_the_templates(
+    template: Any, phases: list[Phase], sub: Path
+) -> None:
+    # a submission's lanes (`grader.grade.lanes`) make their next phases at the same time
+    from concurrent.futures import ThreadPoolExecutor
+
+    folders = [sub / "lab04", sub / "lab05"] * 4
+    with ThreadPoolExecutor(2) as pool:
+        made = list(pool.map(lambda folder: Phase(template, folder), folders))
+    phases.extend(made)
+    assert template.failed == ""
+    assert all(p.sandbox._impl._launcher.fallback is None for p in made)  # none fell back
+    inside = [json.loads(p("nspid"))[0] for p in made]  # each pid in the template's namespace
+    assert len(set(inside)) == len(made), inside

@@ -46,7 +46,7 @@ class PlainBackend:
         from grader.grade.run import run_job
         from grader.sandbox.client import Sandbox
 
-        run_job(job, lambda lab_id, hidden: Sandbox(), on_result, on_partial)
+        run_job(job, lambda lab_id, hidden: Sandbox(), on_result, on_partial, job.lanes)
 
 
 class IsolatedBackend:
@@ -70,7 +70,7 @@ class IsolatedBackend:
             return IsolatedSandbox(job.course, own, hide=job.hide, template=template)
 
         try:
-            run_job(job, sandbox_for, on_result, on_partial)
+            run_job(job, sandbox_for, on_result, on_partial, job.lanes)
         finally:
             template.close()
 
@@ -96,7 +96,7 @@ class UidBackend:
         def sandbox_for(lab_id: str, hidden: bool) -> Sandbox:
             return UidSandbox([job.student(lab_id).parent])
 
-        run_job(job, sandbox_for, on_result, on_partial)
+        run_job(job, sandbox_for, on_result, on_partial, job.lanes)
 
 
 class IsolationUnavailable(GraderError, RuntimeError):

@@ -34,6 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from grader.grade.course import RunFolder
+from grader.grade.lanes import lanes_for
 from grader.grade.late import format_time
 from grader.grade.run import GradeOptions
 from grader.grade.supervisor import SubmissionState, Supervisor
@@ -199,7 +200,8 @@ def grade_batch(
     if made_for != (source, options.labs, options.isolation):
         raise ValueError("the run folder was made for another course, labs or isolation")
     try:
-        runner = Supervisor(folder.course, folder.path, options, source)
+        lanes = options.lanes or lanes_for(options.jobs, len(paths))
+        runner = Supervisor(folder.course, folder.path, options, source, lanes)
         names = display_names(paths)
         states = [
             SubmissionState(n, str(p), seed=options.seed_of(n))

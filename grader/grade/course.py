@@ -13,10 +13,14 @@ later submissions are graded against, and the isolation backend can mount ``cour
 read-only and leave ``private/`` and the other submissions out. Caches are never copied:
 a planted ``.pyc`` stamped with its source's time would otherwise run in every worker.
 
-Compiling takes most of the copy's time (a fifth of a second for the whole course), so
-`start_copy` copies the files and leaves the compiling to a process of its own while the
-grader loads its checks; `PendingCourse.wait` hands the copy over once it is compiled, and
-no worker starts before that. `copy_course` does both at once.
+The copy holds what a graded run reads: the framework, grader/'s own modules and the
+packages a run imports (`RUN_PACKAGES`: not the commands, class reports and course tools), and each
+lab's folder without its handouts (``*.md``) and Makefile. Writing its files and compiling
+them take most of a one-submission run's start, so neither waits for the grader: `start_copy`
+writes the files in a thread while the grader loads, then starts a process of its own that
+compiles them; `PendingCourse.copied` hands the files over once they are written (the labs'
+checks compiled first, by whoever loads them) and `PendingCourse.wait` once everything is
+compiled; no worker starts before that. `copy_course` does it all at once.
 """
 
 from __future__ import annotations
@@ -37,12 +41,17 @@ from grader.labs import LabInfo
 __all__ = ["RUN_PACKAGES", "Course", "PendingCourse", "RunFolder", "copy_course", "start_copy"]
 
 _SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", "student.py", "*.bak")
+_LAB_SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", "student.py", "*.bak",
+                                   "*.md", "Makefile")  # fmt: skip
 # What a graded run imports from the copy (the worker, its sandboxes, the student's code and
-# the labs' checks): the framework, the labs, grader/'s own modules and these packages. The
-# rest of grader/ (commands, reports, course tools: 40% of its files) is never imported there,
-# so it is not compiled: two thirds of the compiling, on the way to the first lab.
-RUN_PACKAGES = ("framework", "labs", "grader/codec", "grader/diagnose", "grader/grade",
-                "grader/sandbox")  # fmt: skip
+# the labs' checks): the framework, grader/'s own modules, these packages and the labs (the
+# reports' package too: every worker loads a lab's report before it runs student code,
+# `grader.sandbox.guard.preload`). The rest of grader/ (commands, class reports, course
+# tools: a third of its files) is never imported there, so it is neither copied nor
+# compiled. The labs come last: the grader compiles their checks itself, first, as it loads
+# them (`PendingCourse.copied`), and the compiler meets them last.
+RUN_PACKAGES = ("framework", "grader/codec", "grader/diagnose", "grader/grade",
+                "grader/render", "grader/sandbox", "labs")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -66,36 +75,81 @@ def copy_course(source: Path, run_dir: Path, lab_ids: Sequence[str]) -> Course:
 def start_copy(
     source: Path, run_dir: Path, lab_ids: Sequence[str], *, background: bool = True
 ) -> PendingCourse:
-    """Copy the course's files into `run_dir` now; compile them in a process of its own
-    (`background`) or at `PendingCourse.wait`."""
+    """Copy the course's files into `run_dir`, in a thread (`background`, then compiled by a
+    process of its own that the thread starts) or now (then compiled at `PendingCourse.wait`).
+    """
     root = run_dir / "course"
     private = run_dir / "private"
     root.mkdir(parents=True)
     private.mkdir(mode=0o700)  # the grader's only: the uid level's children must not read it
-    for package in ("framework", "grader"):
-        shutil.copytree(source / package, root / package, ignore=_SKIP, symlinks=False)
-    for lab_id in lab_ids:
-        shutil.copytree(source / "labs" / lab_id, root / "labs" / lab_id, ignore=_SKIP)
+    return PendingCourse(Course(root, private, tuple(lab_ids)), source, background)
+
+
+def _copy_files(source: Path, course: Course) -> None:
+    """The files of the copy (see the module docstring), and each lab's hidden checks."""
+    root, private = course.root, course.private
+    shutil.copytree(source / "framework", root / "framework", ignore=_SKIP, symlinks=False)
+    (root / "grader").mkdir()
+    for path in sorted((source / "grader").glob("*.py")):
+        shutil.copyfile(path, root / "grader" / path.name)
+    for package in RUN_PACKAGES:
+        if package.startswith("grader/"):
+            shutil.copytree(source / package, root / package, ignore=_SKIP, symlinks=False)
+    for lab_id in course.labs:
+        shutil.copytree(source / "labs" / lab_id, root / "labs" / lab_id, ignore=_LAB_SKIP)
         hidden = source / "solutions" / lab_id / "hidden.py"
         if hidden.is_file():
             (private / lab_id).mkdir()
             shutil.copyfile(hidden, private / lab_id / "hidden.py")
-    mk = source / "labs" / "lab.mk"
-    if mk.is_file():
-        shutil.copyfile(mk, root / "labs" / "lab.mk")
-    course, sources = Course(root, private, tuple(lab_ids)), _sources(root)
-    return PendingCourse(course, sources, _start_compiler(root, sources) if background else None)
 
 
 class PendingCourse:
-    """A course copy whose files are in place (`files`: what reads them may read them now)
-    and whose compiling may still be running (`wait`)."""
+    """A course copy being written (`copied`: what reads its files may read them then)
+    and compiled (`wait`)."""
 
-    def __init__(
-        self, files: Course, sources: list[str], compiler: subprocess.Popen[bytes] | None
-    ) -> None:
-        self.files, self.sources, self._compiler, self._ready = files, sources, compiler, False
+    def __init__(self, files: Course, source: Path, background: bool) -> None:
+        self.files = files
+        self.sources: list[str] = []  # what is compiled, in order (`_sources`), once copied
+        self._compiler: subprocess.Popen[bytes] | None = None
+        self._problem: BaseException | None = None
+        self._ready = self._labs_compiled = False
         self._lock = threading.Lock()  # the batch's threads may all wait at once
+        self._writer: threading.Thread | None = None
+        if background:
+            self._writer = threading.Thread(
+                target=self._write, args=(source, True), name="course-copy", daemon=True
+            )
+            self._writer.start()
+        else:
+            self._write(source, False)
+            if self._problem is not None:
+                raise self._problem
+
+    def _write(self, source: Path, start_compiler: bool) -> None:
+        try:
+            _copy_files(source, self.files)
+            self.sources = _sources(self.files.root)
+            if start_compiler:
+                self._compiler = _start_compiler(self.files.root, self.sources)
+        except BaseException as e:  # raised again where the copy is asked for
+            self._problem = e
+
+    def copied(self) -> Course:
+        """The copy once its files are written, its labs' checks compiled (the grader loads
+        them next); the compiler may still be compiling the rest.
+
+        Raises:
+            OSError: the course could not be copied (what copying raised).
+        """
+        if self._writer is not None:
+            self._writer.join()
+        if self._problem is not None:
+            raise self._problem
+        with self._lock:
+            if not self._labs_compiled:
+                _compile(self.files.root, [s for s in self.sources if s.startswith("labs/")])
+                self._labs_compiled = True
+        return self.files
 
     def wait(self) -> Course:
         """The copy, compiled and readable by every user.
@@ -103,7 +157,12 @@ class PendingCourse:
         This process compiles what the compiler has not reached yet, from the other end,
         then waits for it; what a compiler that failed or could not start left undone is
         compiled here after it. The copy is the same either way: each module is compiled
-        from its own source and written whole (`compileall`)."""
+        from its own source and written whole (`compileall`).
+
+        Raises:
+            OSError: the course could not be copied (what copying raised).
+        """
+        self.copied()
         with self._lock:
             if not self._ready:
                 _compile(self.files.root, self.sources)
@@ -114,7 +173,10 @@ class PendingCourse:
         return self.files
 
     def cancel(self) -> None:
-        """Stop the compiler if it still runs (the run ends before it needed the copy)."""
+        """Let the copy's thread finish and stop the compiler if it still runs (the run
+        ends before it needed the copy)."""
+        if self._writer is not None:
+            self._writer.join()
         if self._compiler is not None and self._compiler.poll() is None:
             self._compiler.kill()
             self._compiler.wait()

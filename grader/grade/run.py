@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
+import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -30,6 +31,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from grader.dsl import Lab
 from grader.grade.checks import load_graded_lab
+from grader.grade.lanes import in_lanes, started_ahead
 from grader.grade.late import LatePolicy
 from grader.grade.submission import student_path
 from grader.labs import LabInfo
@@ -41,13 +43,21 @@ if TYPE_CHECKING:
     from grader.grade.roster import Roster
     from grader.sandbox.client import Sandbox
 
-__all__ = ["Backend", "GradeJob", "GradeOptions", "OnResult", "SandboxFor", "run_job"]
+__all__ = [
+    "Backend",
+    "GradeJob",
+    "GradeOptions",
+    "OnResult",
+    "SandboxFor",
+    "run_job",
+]
 
 
 @dataclass(frozen=True)
 class GradeJob:
     """One submission's work for a backend (see the module docstring); `seed` is the
-    submission's own seed for every random input of the checks (`TestContext.entropy`)."""
+    submission's own seed for every random input of the checks (`TestContext.entropy`);
+    `lanes` how many of its phases may run at once (`run_job`)."""
 
     course: Path
     private: Path
@@ -55,6 +65,7 @@ class GradeJob:
     labs: tuple[str, ...]
     seed: int | None = None
     hide: tuple[Path, ...] = ()  # what no sandbox may see: the instructor's course, results
+    lanes: int = 1  # phases run at once (`grader.grade.lanes.lanes_for`)
 
     def student(self, lab_id: str) -> Path:
         """The submission's file for a lab, inside `work`."""
@@ -77,6 +88,7 @@ class GradeJob:
             tuple(str(x) for x in data["labs"]),
             int(seed) if seed is not None else None,
             tuple(Path(p) for p in data.get("hide", [])),
+            max(1, int(data.get("lanes", 1))),
         )
 
 
@@ -97,7 +109,11 @@ SandboxFor = Callable[[str, bool], "Sandbox"]  # (lab id, hidden) -> a new sandb
 
 
 def run_job(
-    job: GradeJob, sandbox_for: SandboxFor, on_result: OnResult, on_partial: OnResult | None
+    job: GradeJob,
+    sandbox_for: SandboxFor,
+    on_result: OnResult,
+    on_partial: OnResult | None,
+    lanes: int = 1,
 ) -> None:
     """Every lab of `job`, each in fresh sandboxes of its own (what each backend does).
 
@@ -105,28 +121,33 @@ def run_job(
     sandbox (a new scratch folder and ``/tmp``), and the hidden tests run after every
     public test of the job, each lab's in yet another sandbox, so that nothing a hidden test
     hands to the student's code can reach output a student sees. The next sandbox starts
-    while the current one runs, so that it is warm when it is needed.
+    while the current one runs, so that it is warm when it is needed
+    (`grader.grade.lanes.started_ahead`). With `lanes` above 1, that many phases run at
+    once (`grader.grade.lanes.in_lanes`): every public phase has ended before the first
+    hidden one starts, and `on_result` and `on_partial` are called one at a time.
     """
     labs = {}
     for lab_id in job.labs:
         info = LabInfo(lab_id, job.course / "labs" / lab_id)
         labs[lab_id] = load_graded_lab(info, solutions=job.private)
-    phases = [(lab_id, False) for lab_id in job.labs]
-    phases += [(i, True) for i in job.labs if any(s.hidden for s in labs[i].tests)]
+    public = [(lab_id, False) for lab_id in job.labs]
+    hidden = [(i, True) for i in job.labs if any(s.hidden for s in labs[i].tests)]
     done: dict[str, LabResult] = {}  # each lab's public result, once it ran
-    pending: Sandbox | None = None
-    try:
-        for n, (lab_id, hidden) in enumerate(phases):
-            sandbox = pending if pending is not None else sandbox_for(lab_id, hidden)
-            pending = None
-            sandbox.start()
-            if n + 1 < len(phases):
-                pending = sandbox_for(*phases[n + 1])
-                pending.start()
-            try:
-                result = _phase(job, labs[lab_id], sandbox, hidden, done, on_partial)
-            finally:
-                sandbox.close()
+    lock = threading.Lock()
+
+    def partial(result: LabResult) -> None:
+        if on_partial is not None:
+            with lock:
+                on_partial(result)
+
+    def run(phase: tuple[str, bool], sandbox: Sandbox) -> None:
+        lab_id, is_hidden = phase
+        try:
+            got = partial if on_partial is not None else None
+            result = _phase(job, labs[lab_id], sandbox, is_hidden, done, got)
+        finally:
+            sandbox.close()
+        with lock:
             if lab_id in done:
                 result.seconds += done[lab_id].seconds
             done[lab_id] = result
@@ -134,9 +155,16 @@ def run_job(
                 on_result(result)
             elif on_partial is not None:
                 on_partial(result)
-    finally:
-        if pending is not None:
-            pending.close()
+
+    def make(phase: tuple[str, bool]) -> Sandbox:
+        return sandbox_for(*phase)
+
+    if lanes <= 1:  # in this thread, the hidden phases' first sandbox started ahead too
+        for phase, sandbox in started_ahead(public + hidden, make):
+            run(phase, sandbox)
+        return
+    for phases in (public, hidden):  # every public phase ends before a hidden one starts
+        in_lanes(phases, lanes, make, run)
 
 
 def _phase(
@@ -187,6 +215,8 @@ class GradeOptions:
         previous: the result to regrade from (``--previous``, `grader.grade.regrade`).
         only: (labs to rerun joined by commas, a test id) of ``--only-lab`` and
             ``--only-test`` (with `previous`), or ("", "").
+        lanes: phases one submission runs at once, or None for as many as the cores
+            allow beside the other submissions graded at once (`grader.grade.lanes`).
     """
 
     labs: tuple[str, ...]
@@ -200,6 +230,7 @@ class GradeOptions:
     roster: Roster | None = None
     previous: Previous | None = None
     only: tuple[str, str] = ("", "")
+    lanes: int | None = None
 
     def seed_of(self, name: str) -> int:
         """The seed of the submission called `name`: drawn at random for each submission,

@@ -98,12 +98,19 @@ class Supervisor:
     batch's threads)."""
 
     def __init__(
-        self, course: Course | PendingCourse, run_dir: Path, options: GradeOptions, source: Path
+        self,
+        course: Course | PendingCourse,
+        run_dir: Path,
+        options: GradeOptions,
+        source: Path,
+        lanes: int = 1,
     ) -> None:
         self.source = source.resolve()
-        # a copy still compiling: its checks load now, its first worker waits for it (`_work`)
+        self.lanes = lanes  # phases each worker runs at once (`grader.grade.lanes`)
+        # a copy still compiling: its checks load once its files are written, its first
+        # worker waits for the compiling (`_work`)
         self.pending = course if isinstance(course, PendingCourse) else None
-        self.course = course.files if isinstance(course, PendingCourse) else course
+        self.course = course.copied() if isinstance(course, PendingCourse) else course
         self.run_dir = run_dir
         self.options = options
         self.labs: dict[str, Lab] = {
@@ -194,7 +201,9 @@ class Supervisor:
             return  # every lab is the previous result's: no worker
         work.mkdir(parents=True, exist_ok=True)
         hide = (self.source, *self.options.hide)
-        job = GradeJob(self.course.root, self.course.private, work, labs, state.seed, hide)
+        job = GradeJob(
+            self.course.root, self.course.private, work, labs, state.seed, hide, self.lanes
+        )
         job_file = self.run_dir / "subs" / f"{index:05d}.job.json"
         job_file.write_text(job.dumps(), encoding="utf-8")
         job_file.chmod(0o600)

@@ -26,6 +26,7 @@ import signal
 import socket
 import struct
 import subprocess
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -133,6 +134,7 @@ class Template:
         self.failed = ""  # why phases are not made here ("" while they are)
         self._ready = False
         self._zygote: Zygote | None = None
+        self._lock = threading.Lock()  # a phase made ahead, in a thread, and one made again
         try:
             launcher = BwrapLauncher(course, self.student_dirs, self.hide, template=True)
             self._zygote = launcher.launch()
@@ -142,7 +144,11 @@ class Template:
     def phase(self, own: Sequence[Path]) -> tuple[PhaseProcess, socket.socket] | None:
         """A new phase that sees the folders `own` of the submission and no other: its
         zygote and the grader's end of its control socket; None (and `failed` says why)
-        where the template cannot make it."""
+        where the template cannot make it. One phase is made at a time, whatever the thread."""
+        with self._lock:
+            return self._phase(own)
+
+    def _phase(self, own: Sequence[Path]) -> tuple[PhaseProcess, socket.socket] | None:
         if self.failed or self._zygote is None:
             return None
         proc, ctl = self._zygote

@@ -1,0 +1,218 @@
+"""How a submission's phases are laid out in time (`grader.grade.lanes`, `run_job`).
+
+The next phase's sandbox starts while the current phase runs, never in its way; a
+submission graded alone on a machine of several cores runs its phases in lanes, and its
+hidden tests still start only once every public phase has ended, with the same verdicts as
+one phase after another. Concurrency is shown with events and barriers, never a clock:
+each wait has a hang guard, and a version that does the work one thing after another
+fails it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader.grade.lanes import MAX_LANES, in_lanes, lanes_for, started_ahead
+from grader.grade.run import GradeJob, run_job
+from grader.labs import all_labs
+
+ROOT = Path(__file__).resolve().parent.parent
+GUARD = 30.0  # seconds: a hang guard only, never reached when the code is right
+
+
+class Fake:
+    """A sandbox that records what is done with it."""
+
+    def __init__(self, name: str, log: list[str], on_start: Any = None) -> None:
+        self.name, self.log, self.on_start = name, log, on_start
+
+    def start(self) -> None:
+        if self.on_start is not None:
+            self.on_start(self)
+        self.log.append(f"start {self.name}")
+
+    def close(self) -> None:
+        self.log.append(f"close {self.name}")
+
+
+@pytest.mark.parametrize(
+    ("jobs", "submissions", "cpus", "lanes"),
+    [(2, 1, 2, 2), (2, 40, 2, 1), (1, 1, 16, MAX_LANES), (8, 40, 4, 1), (2, 1, 1, 1), (4, 2, 8, 4)],
+)
+def test_lanes_share_the_cores_among_the_submissions_graded_at_once(
+    jobs: int, submissions: int, cpus: int, lanes: int
+) -> None:
+    assert lanes_for(jobs, submissions, cpus) == lanes
+
+
+def test_the_next_sandbox_starts_while_the_current_phase_runs() -> None:
+    log: list[str] = []
+    working = threading.Event()
+
+    def waits_for_the_caller(sandbox: Fake) -> None:
+        if sandbox.name == "b":  # starts only once the caller works on "a"
+            assert working.wait(GUARD), "the next sandbox was started before the phase ran"
+
+    seen = []
+    for name, sandbox in started_ahead("ab", lambda n: Fake(n, log, waits_for_the_caller)):
+        seen.append(name)
+        if name == "a":
+            working.set()
+        sandbox.close()
+    assert seen == ["a", "b"]
+    assert log.index("start b") > log.index("start a")
+    assert log.count("close a") == log.count("close b") == 1
+
+
+def test_a_sandbox_that_fails_to_start_fails_its_own_phase_and_is_closed() -> None:
+    log: list[str] = []
+
+    def broken(sandbox: Fake) -> None:
+        if sandbox.name == "b":
+            raise OSError("no namespaces here")
+
+    got = []
+    with pytest.raises(OSError, match="no namespaces"):
+        for name, sandbox in started_ahead("abc", lambda n: Fake(n, log, broken)):
+            got.append(name)  # "a" runs: the failure is raised when "b" is due
+            sandbox.close()
+    assert got == ["a"]
+    assert "close b" in log and "start c" not in log
+
+
+def test_a_sandbox_started_ahead_and_never_used_is_closed() -> None:
+    log: list[str] = []
+    for _name, sandbox in started_ahead("abc", lambda n: Fake(n, log)):
+        sandbox.close()
+        break  # the caller stops after "a": "b" was started ahead
+    assert "start b" in log and "close b" in log
+    assert "start c" not in log
+
+
+def test_lanes_run_phases_at_once_and_each_exactly_once() -> None:
+    log: list[str] = []
+    both = threading.Barrier(2, timeout=GUARD)  # broken (and raising) if never two at once
+    worked: list[str] = []
+    lock = threading.Lock()
+
+    def work(item: str, sandbox: Fake) -> None:
+        if item in ("a", "b"):  # the first two, taken by the two lanes
+            both.wait()
+        with lock:
+            worked.append(item)
+        sandbox.close()
+
+    in_lanes(list("abcdef"), 2, lambda n: Fake(n, log), work)
+    assert sorted(worked) == list("abcdef")
+    assert sorted(e for e in log if e.startswith("close")) == [f"close {x}" for x in "abcdef"]
+
+
+def test_a_failing_lane_stops_the_others_taking_new_phases() -> None:
+    log: list[str] = []
+    failing = threading.Event()
+
+    def work(item: str, sandbox: Fake) -> None:
+        sandbox.close()
+        if item == "a":
+            failing.set()
+            raise RuntimeError("the checks failed to load")
+        assert failing.wait(GUARD)  # the other lane goes on only once "a" has failed
+
+    with pytest.raises(RuntimeError, match="failed to load"):
+        in_lanes(list("abcdefgh"), 2, lambda n: Fake(n, log), work)
+    started = [e for e in log if e.startswith("start")]
+    assert len(started) < 8, started  # not every phase was taken after the failure
+    assert {e.split()[1] for e in started} == {e.split()[1] for e in log if e.startswith("close")}
+
+
+class Recorded:
+    """A real sandbox, recording when its tests begin and when it is closed."""
+
+    def __init__(self, phase: tuple[str, bool], events: list[tuple[str, str, bool]]) -> None:
+        from grader.sandbox.client import Sandbox
+
+        self.inner, self.phase, self.events = Sandbox(), phase, events
+
+    def session(self, *args: Any, **kwargs: Any) -> Any:
+        self.events.append(("run", *self.phase))
+        return self.inner.session(*args, **kwargs)
+
+    def close(self) -> None:
+        self.inner.close()
+        self.events.append(("closed", *self.phase))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def _graded(lanes: int, work: Path) -> tuple[list[Any], list[tuple[str, str, bool]]]:
+    events: list[tuple[str, str, bool]] = []  # appended from the lanes' threads
+    labs = ("lab04", "lab03", "lab07", "lab05")
+    for info in all_labs():
+        if info.id in labs:
+            (work / "labs" / info.id).mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(info.solution, work / "labs" / info.id / "student.py")
+    job = GradeJob(ROOT, ROOT / "solutions", work, labs, seed=7)
+    results: list[Any] = []
+    run_job(job, lambda lab, hidden: Recorded((lab, hidden), events), results.append, None, lanes)  # type: ignore[arg-type,return-value]
+    return results, events
+
+
+def test_in_lanes_the_hidden_tests_start_after_every_public_phase_with_the_same_verdicts(
+    tmp_path: Path,
+) -> None:
+    one, _ = _graded(1, tmp_path)
+    two, events = _graded(2, tmp_path)
+    public_closed = [
+        n for n, (what, _, hidden) in enumerate(events) if what == "closed" and not hidden
+    ]
+    hidden_run = [n for n, (what, _, hidden) in enumerate(events) if what == "run" and hidden]
+    assert len(public_closed) == 4 and len(hidden_run) >= 2, events
+    assert max(public_closed) < min(hidden_run), events
+    verdicts = {
+        r.lab: [(t.id, t.status, [c.message for c in t.checks]) for t in r.tests] for r in one
+    }
+    assert {
+        r.lab: [(t.id, t.status, [c.message for c in t.checks]) for t in r.tests] for r in two
+    } == verdicts
+    assert all(t.status.name == "PASS" for r in two for t in r.tests), verdicts
+
+
+def test_a_job_carries_its_lanes_to_the_worker() -> None:
+    job = GradeJob(ROOT, ROOT / "solutions", ROOT, ("lab04",), seed=3, lanes=3)
+    assert GradeJob.loads(job.dumps()) == job
+    assert GradeJob.loads(job.dumps().replace('"lanes": 3', '"lanes": 0')).lanes == 1
+
+
+@pytest.mark.parametrize(
+    ("asked", "submissions", "expected"), [(None, 1, 2), (None, 2, 1), (1, 1, 1)]
+)
+def test_a_batch_gives_each_worker_its_share_of_the_cores(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    asked: int | None,
+    submissions: int,
+    expected: int,
+) -> None:
+    import grader.grade.batch as batch
+    import grader.grade.supervisor as supervisor
+    from grader.grade.run import GradeOptions
+
+    monkeypatch.setattr(batch, "lanes_for", lambda jobs, n: lanes_for(jobs, n, cpus=2))
+    seen: list[int] = []
+    monkeypatch.setattr(
+        supervisor.Supervisor, "_work", lambda self, i, job, state: seen.append(job.lanes)
+    )
+    subs = []
+    for n in range(submissions):
+        (tmp_path / f"s{n}" / "labs" / "lab04").mkdir(parents=True)
+        (tmp_path / f"s{n}" / "labs" / "lab04" / "student.py").write_text("x = 1\n")
+        subs.append(tmp_path / f"s{n}")
+    options = GradeOptions(("lab04",), jobs=2, lanes=asked)
+    batch.grade_batch(subs, ROOT, options, work_dir=tmp_path)
+    assert seen == [expected] * submissions
