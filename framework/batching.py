@@ -10,22 +10,24 @@ batcher's cache pool) for as long as it runs; it can join or leave between any t
 Two ways to run in it:
 
 - `generate(..., seat=seat)` (what `minillm serve` does) hands its loop to the batch's
-  decode thread after the prefill (`StepBatcher.drive`). That one thread runs a batched
-  step for every driven generation, then each one's sampling and text up to its next
-  step, and passes the text to its caller's thread, which writes it out:
+  decode thread (`StepBatcher.drive`). That one thread runs the prefill of each
+  generation that joined, then a batched step for every driven generation, then each
+  one's sampling and text up to its next step, and passes the text to its caller's
+  thread, which writes it out:
 
-      caller A:  prefill ┐                ┌ text ┐        ┌ text
-      caller B:   prefill┐                │      │        │
-      decode:         [A, B] step, sample A, B ─── [A, B] step, sample A, B ─── …
+      caller A:                           ┌ text ┐        ┌ text
+      caller B:                           │      │        │
+      decode:   prefill A, B, [A, B] step, sample A, B ─── [A, B] step, sample A, B ─── …
 
-  A generation joins at the next step, and leaves when it ends or its caller has gone
-  (`on_text` raised: a client that left). A lone generation is stepped by its caller
-  until a second one is driven, and then joins it. No thread wakes per token: each
+  A generation joins before the next step, and leaves when it ends or its caller has gone
+  (`on_text` raised: a client that left). A lone generation is prefilled and stepped by
+  its caller until a second one is driven, and then joins it. No thread wakes per token: each
   caller gets the text made since its last hand-over at most every `hand_over` seconds
   (its first text and its last at once). On a small machine a thread switch costs tens
   of µs, as much as a token's sampling: 16 threads that each sampled their own tokens
   were no faster than one after another, and 16 callers woken for every token cost the
-  batch a quarter of its throughput.
+  batch a quarter of its throughput. The prefills are the decode thread's too: 16 callers
+  prefilling beside it held the GIL for most of its first steps (3-18 ms each, not 0.6).
 - `Seat.step` from any thread blocks until its step has run in a batch: a step runs as
   soon as every seated generation is waiting for one, or when none has arrived for
   `wait` seconds (one may be prefilling); the thread that arrives last runs it, and each
@@ -39,7 +41,7 @@ prompts, each continued greedily; a prompt takes a free slot as soon as another'
 ends.
 
 Not here: prefill in the batch (a new sequence prefills alone, through
-`GPTModel.forward`, while the others keep decoding), paged caches, preemption. Where the
+`GPTModel.forward`, between two of the others' steps), paged caches, preemption. Where the
 idea comes from: Orca's iteration-level scheduling (Yu et al., OSDI 2022), vLLM and
 llama-server's slots.
 
@@ -56,6 +58,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import queue
 import threading
 import time
@@ -94,7 +97,7 @@ class _Flow:
     """A generation driven by the decode thread (`StepBatcher.drive`)."""
 
     run: Generator[str | StepRequest, Any, None]  # framework.generate's loop, scheduled
-    step: StepRequest  # its pending decode step
+    step: StepRequest | None  # its pending decode step (None: not started, its prefill due)
     seat: Seat
     out: queue.SimpleQueue[tuple[str, object]] = field(default_factory=queue.SimpleQueue)
     cancelled: bool = False  # its caller has gone (set by the caller's thread)
@@ -105,6 +108,7 @@ class _Flow:
     def advance(self, logits: F32, emit: Callable[[str], Any]) -> StepRequest | None:
         """Answer the pending step with its `logits`: its cache now holds row `pos`; the
         loop runs on to its next step (returned), its text to `emit`; None when it ends."""
+        assert self.step is not None
         cache = self.seat.cache
         cache.lengths[:] = [self.step.pos + 1] * cache.num_layers
         return _advance(self.run, logits, emit)
@@ -318,10 +322,11 @@ class StepBatcher:
     ) -> None:
         """Run one generation's loop (`framework.generate`, scheduled) in this batch.
 
-        The caller's thread runs the loop up to its first decode step (the prefill), then
-        hands it to the batch's decode thread, which runs every driven generation's steps
-        together and their sampling after each step, one thread for all: no thread wakes
-        per token. The caller's thread passes on the text (`on_text`, called here, in
+        The loop goes to the batch's decode thread, which runs its prefill between two
+        batched steps, then every driven generation's steps together and their sampling
+        after each step, one thread for all: no thread wakes per token. A generation that
+        comes while none is driven is prefilled and stepped in the caller's thread, until
+        another comes. The caller's thread passes on the text (`on_text`, called here, in
         order), woken with what the decode thread made at most every `hand_over` seconds
         (its first piece and its last at once), and called once per hand-over with what
         it holds, joined: a stream writes one event, and makes one write, for it. If
@@ -332,15 +337,12 @@ class StepBatcher:
             whatever the loop raises, in the caller's thread.
         """
         emit = on_text or _ignore
-        first = _advance(run, None, emit)  # the prefill, and the text made before a step
-        if first is None:  # the loop ended without a step (or needs none: a probe model)
-            return
-        flow = _Flow(run, first, seat)
+        flow = _Flow(run, None, seat)
         with self._cond:
             alone = not self._flows and not self._decoding and self._alone is None
-            if alone:
+            if alone:  # what comes meanwhile, even during its prefill, is driven
                 self._alone = flow
-            else:
+            else:  # its prefill runs in the decode thread, between two batched steps
                 self._join(flow)
         if alone and not self._run_alone(flow, emit):
             return  # it ended before another generation came
@@ -367,10 +369,14 @@ class StepBatcher:
             threading.Thread(target=self._decode, name="decode", daemon=True).start()
 
     def _run_alone(self, flow: _Flow, emit: Callable[[str], Any]) -> bool:
-        """Step `flow` in its caller's thread while no other generation is driven (a lone
-        stream pays no thread switch per token); True once it has joined the decode thread
-        because another one came, False when it ended first. Its errors are raised here."""
+        """Prefill and step `flow` in its caller's thread while no other generation is
+        driven (a lone stream pays no thread switch per token); True once it has joined
+        the decode thread because another one came, False when it ended first (or needed
+        no step: a probe model). Its errors are raised here."""
         try:
+            if (first := _advance(flow.run, None, emit)) is None:  # the prefill, its text
+                return False
+            flow.step = first
             while True:
                 with self._cond:
                     if self._flows:  # another generation is driven: decode together
@@ -378,6 +384,7 @@ class StepBatcher:
                         self._join(flow)
                         return True
                 step = flow.step
+                assert step is not None
                 row = self._step([step.token_id], [step.pos], [flow.seat.slot])[0]
                 if (after := flow.advance(row, emit)) is None:
                     return False
@@ -411,30 +418,43 @@ class StepBatcher:
                     raise
 
     def _round(self, flows: list[_Flow]) -> None:
-        """One batched step of `flows`, and each one's loop on to its next step."""
-        steps = [f.step for f in flows]
+        """The prefill of each flow that has not started, then one batched step of the
+        flows that have a step, and each one's loop on to its next step."""
+        # The prefills run here, between two steps: in their callers' threads, each of
+        # their hundreds of small operations queued for the GIL against the decode
+        # thread's, and the first steps of a burst took 3-18 ms instead of 0.6.
+        for f in [f for f in flows if f.step is None]:
+            self._settle(f, functools.partial(_advance, f.run, None, f.hold), self._clock())
+        flows = [f for f in flows if f.step is not None]
+        if not flows:
+            return
+        steps = [f.step for f in flows if f.step is not None]
         logits = self._step(
             [s.token_id for s in steps], [s.pos for s in steps], [f.seat.slot for f in flows]
         )
         now = self._clock()
         for f, row in zip(flows, logits, strict=True):
-            try:
-                after = f.advance(row, f.hold)
-            except Exception as e:  # the generation's own error, raised in its caller
-                self._hand_over(f)
-                f.out.put(("error", e))
-                after = None
-            else:
-                if after is None:
-                    self._hand_over(f)
-                    f.out.put(("done", None))
-                elif f.held and now - f.handed >= self.hand_over:
-                    self._hand_over(f, now)  # one wake-up for every piece since the last
+            self._settle(f, functools.partial(f.advance, row, f.hold), now)
+
+    def _settle(self, f: _Flow, advance: Callable[[], StepRequest | None], now: float) -> None:
+        """Run `f`'s loop on to its next step (`advance`); hand its text over when due, and
+        drop it once it ends (its caller gets its error, or done)."""
+        try:
+            after = advance()
+        except Exception as e:  # the generation's own error, raised in its caller
+            self._hand_over(f)
+            f.out.put(("error", e))
+            after = None
+        else:
             if after is None:
-                with self._cond:
-                    self._drop(f)
-            else:
-                f.step = after
+                self._hand_over(f)
+                f.out.put(("done", None))
+            elif f.held and now - f.handed >= self.hand_over:
+                self._hand_over(f, now)  # one wake-up for every piece since the last
+        if after is None:
+            with self._cond:
+                self._drop(f)
+        f.step = after
 
     def _hand_over(self, flow: _Flow, now: float | None = None) -> None:
         """`flow.hand_over`, counted."""

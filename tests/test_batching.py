@@ -185,6 +185,45 @@ def test_driven_generations_are_stepped_and_sampled_by_one_decode_thread(
     assert _no_decode_thread_left(), "the decode thread lingers"
 
 
+def test_a_generation_that_joins_running_ones_is_prefilled_in_the_decode_thread() -> None:
+    """A generation that comes while another is being decoded does not prefill in its
+    caller's thread, where each small operation of the prefill would queue for the GIL
+    against the decode thread's: the decode thread prefills it between two steps."""
+    model = model_of()
+    batcher = StepBatcher(StepDecoder(model), capacity=4)
+    prefills: list[tuple[int, str]] = []  # (prompt length, thread) of each prefill
+    real_forward = model.forward
+
+    def forward(ids, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if kwargs.get("kv_cache") is not None and len(ids) > 1:
+            prefills.append((len(ids), threading.current_thread().name))
+        return real_forward(ids, *args, **kwargs)
+
+    model.forward = forward  # type: ignore[method-assign]
+    first_text = threading.Event()
+    made: dict[int, list[int]] = {}
+
+    def one(i: int) -> None:
+        config = GenerateConfig(max_new_tokens=60, temperature=0.9, seed=i, stop_at_eos=False)
+        with batcher.seat() as seat:
+            on_text = (lambda text: first_text.set()) if i == 0 else None
+            prompt = [2, *range(40, 41 + i)]  # lengths 2, 3, 4, 5: each prefill is known
+            made[i] = generate(
+                model, ByteTokenizer(), prompt, config, seat=seat, on_text=on_text
+            ).token_ids
+
+    lone = threading.Thread(target=one, args=(0,), name="caller-0")
+    lone.start()
+    assert first_text.wait(30), "the lone generation made no text"  # it decodes, alone
+    others = [threading.Thread(target=one, args=(i,), name=f"caller-{i}") for i in (1, 2, 3)]
+    for t in others:
+        t.start()
+    for t in (lone, *others):
+        t.join(60)
+    assert sorted(made) == [0, 1, 2, 3] and all(len(ids) == 60 for ids in made.values())
+    assert sorted(prefills) == [(2, "caller-0"), (3, "decode"), (4, "decode"), (5, "decode")]
+
+
 def _pieces_and_handovers(clock: object, together: bool) -> tuple[list[list[str]], int]:
     """Every generation's pieces of text as its caller got them, and the batch's hand-overs,
     for six generations with the batcher's hand-over clock `clock`."""
