@@ -9,9 +9,10 @@ and every pass over a fresh [B·T, F] array costs more than its arithmetic:
 - every line writes into a buffer (`out=`) and each elementwise pass is counted;
 - Q, K, V come from one [H, 3H] product, 1/√hd folded into W_q, and the heads are
   batched, (B, n_head) at once, their gradients written straight into [B·T, 3H];
-- attention runs in blocks of 32 queries, each against the keys it can see (causal), so
-  the masked third of the T² scores (T = 96) is never computed; and softmax subtracts
-  each query's max score only when some score could overflow exp (`_scores_bounded`);
+- attention runs in blocks of 32 queries (64 for one sequence: `framework.workspace`), each
+  against the keys it can see (causal), so the masked third of the T² scores (T = 96) is
+  never computed; and softmax subtracts each query's max score only when some score could
+  overflow exp (`_scores_bounded`);
 - the biases ride inside the matrix products: the FFN's inputs carry a column of ones,
   so x·W1 + b1 is one product, and dW1 and db1 come out of one product too;
 - the gradients are views into one flat buffer in `parameters()` order, so clipping

@@ -119,6 +119,23 @@ def test_forward_matches_a_manual_composition_of_the_layers() -> None:
     np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-6)
 
 
+def test_one_sequence_and_a_batch_agree_across_query_blocks() -> None:
+    # one sequence's attention runs in query blocks of 64, a batch's in blocks of 32
+    # (`framework.workspace`): the same logits from both layouts, and from the layers
+    from framework import default_config
+    from framework.workspace import QUERY_BLOCK, Workspace
+
+    model = seeded(cfg=default_config())
+    ids = np.random.default_rng(3).integers(0, 260, size=(2, 128))
+    w = model.gpt_weights()
+    assert Workspace(w, 1, 128, keep=False).blocks == [(0, 2 * QUERY_BLOCK), (2 * QUERY_BLOCK, 128)]
+    assert len(Workspace(w, 2, 128, keep=False).blocks) == 128 // QUERY_BLOCK
+    batch = model.forward_batch(ids, keep_activations=False)  # (2, 128, V)
+    for row in range(2):
+        alone = model.forward(ids[row]).numpy()  # (128, V)
+        np.testing.assert_allclose(alone, batch[row], rtol=1e-5, atol=1e-5)
+
+
 def test_forward_is_causal_and_start_pos_shifts_positions() -> None:
     model = seeded()
     a = model.forward([5, 6, 7, 8]).numpy()
