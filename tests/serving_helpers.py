@@ -46,6 +46,7 @@ def running(
     finally:
         service.stopping.set()
         server.shutdown()
+        server.drain(5)  # as `serve` does: every request's response and log line, first
         server.server_close()
         thread.join(5)
 

@@ -114,20 +114,39 @@ def test_lanes_run_phases_at_once_and_each_exactly_once() -> None:
 
 def test_a_failing_lane_stops_the_others_taking_new_phases() -> None:
     log: list[str] = []
-    failing = threading.Event()
+    worked: list[str] = []
+    discarded = threading.Event()  # the failing lane closed the sandbox it made ahead
+
+    class Tracked(Fake):
+        def close(self) -> None:
+            super().close()
+            if self.name not in worked:
+                discarded.set()
+
+    seen: set[int] = set()  # the lanes (threads) whose work saw the failure settled
+    late: list[str] = []  # worked by such a lane afterwards
+
+    other_working = threading.Event()  # the other lane works a phase, with one taken ahead
 
     def work(item: str, sandbox: Fake) -> None:
+        if threading.get_ident() in seen:
+            late.append(item)
+        worked.append(item)
         sandbox.close()
         if item == "a":
-            failing.set()
+            assert other_working.wait(GUARD)
             raise RuntimeError("the checks failed to load")
-        assert failing.wait(GUARD)  # the other lane goes on only once "a" has failed
+        other_working.set()
+        assert discarded.wait(GUARD)  # the other lane goes on once the failure is settled
+        seen.add(threading.get_ident())
 
     with pytest.raises(RuntimeError, match="failed to load"):
-        in_lanes(list("abcdefgh"), 2, lambda n: Fake(n, log), work)
-    started = [e for e in log if e.startswith("start")]
-    assert len(started) < 8, started  # not every phase was taken after the failure
-    assert {e.split()[1] for e in started} == {e.split()[1] for e in log if e.startswith("close")}
+        in_lanes(list("abcdefgh"), 2, lambda n: Tracked(n, log), work)
+    started = [e.split()[1] for e in log if e.startswith("start")]
+    closed = [e.split()[1] for e in log if e.startswith("close")]
+    assert late == [] and "a" in worked and len(worked) == 2, worked  # one per lane
+    assert len(started) <= 4, started  # each lane's current phase and the one made ahead
+    assert sorted(started) == sorted(closed), log  # every sandbox started was closed
 
 
 class Recorded:
@@ -216,3 +235,27 @@ def test_a_batch_gives_each_worker_its_share_of_the_cores(
     options = GradeOptions(("lab04",), jobs=2, lanes=asked)
     batch.grade_batch(subs, ROOT, options, work_dir=tmp_path)
     assert seen == [expected] * submissions
+
+
+@pytest.mark.parametrize(("backend", "lanes"), [("bwrap", 3), ("uid", 1), ("none", 1)])
+def test_only_sandboxes_that_share_nothing_run_at_once(
+    monkeypatch: pytest.MonkeyPatch, backend: str, lanes: int
+) -> None:
+    # the uid level's sandboxes share the host's /tmp until each is closed and swept, the
+    # plain ones the grader's user: theirs run one after another whatever the job asks
+    import grader.grade.run as run
+    import grader.sandbox.template as template
+    from grader.grade.backends import backend_for
+
+    asked: list[int] = []
+    monkeypatch.setattr(run, "run_job", lambda *args, **kwargs: asked.append((args[4:] or (1,))[0]))
+
+    class NoTemplate:
+        def __init__(self, *args: Any) -> None: ...
+
+        def close(self) -> None: ...
+
+    monkeypatch.setattr(template, "Template", NoTemplate)
+    job = GradeJob(ROOT, ROOT / "solutions", ROOT, ("lab04", "lab05"), seed=3, lanes=3)
+    backend_for(backend).run(job, lambda result: None)
+    assert asked == [lanes]

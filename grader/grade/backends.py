@@ -37,7 +37,8 @@ __all__ = [
 
 
 class PlainBackend:
-    """The ordinary sandbox, a new one for each lab's public tests and for its hidden ones."""
+    """The ordinary sandbox, a new one for each lab's public tests and for its hidden ones,
+    one after another (they share the grader's user and files)."""
 
     isolated = False
     level = "none"
@@ -46,14 +47,15 @@ class PlainBackend:
         from grader.grade.run import run_job
         from grader.sandbox.client import Sandbox
 
-        run_job(job, lambda lab_id, hidden: Sandbox(), on_result, on_partial, job.lanes)
+        run_job(job, lambda lab_id, hidden: Sandbox(), on_result, on_partial)
 
 
 class IsolatedBackend:
     """The grade backend (see `grader.grade.run`): a new isolated sandbox for each lab's
     public tests and another for its hidden ones, which sees the course copy's packages
     and that lab's file of this submission, nothing else. The submission's template
-    (`grader.sandbox.template`) forks each, warm, in namespaces of its own."""
+    (`grader.sandbox.template`) forks each, warm, in namespaces of its own; sharing
+    nothing, the job's lanes of them run at once (`grader.grade.lanes`)."""
 
     isolated = True
     level = "bwrap"
@@ -84,7 +86,9 @@ def template_dirs(job: GradeJob) -> list[Path]:
 class UidBackend:
     """The grade backend of the uid level (see `grader.sandbox.uidlevel`): a new sandbox
     for each lab's public tests and another for its hidden ones, each with a uid of its
-    own, to which only that lab's file of this submission is handed."""
+    own, to which only that lab's file of this submission is handed. One after another,
+    whatever the job's lanes: the sandboxes share the host's ``/tmp``, and what one leaves
+    there is removed only when it is closed, so two at once could pass files."""
 
     isolated = True
     level = "uid"
@@ -96,7 +100,7 @@ class UidBackend:
         def sandbox_for(lab_id: str, hidden: bool) -> Sandbox:
             return UidSandbox([job.student(lab_id).parent])
 
-        run_job(job, sandbox_for, on_result, on_partial, job.lanes)
+        run_job(job, sandbox_for, on_result, on_partial)  # one at a time: see the class
 
 
 class IsolationUnavailable(GraderError, RuntimeError):

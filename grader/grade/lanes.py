@@ -92,8 +92,8 @@ def in_lanes(
     """``work(item, sandbox)`` for every one of `items`, in up to `lanes` threads at once,
     each taking the next item from a shared queue with its sandbox started ahead
     (`started_ahead`); it returns once every item's work is done. `work` closes the
-    sandbox. Once a lane fails, the others take no new item, and the first failure is
-    raised when all have stopped."""
+    sandbox. Once a lane fails, the others work no new item (one already taken and started
+    is closed), and the first failure is raised when all have stopped."""
     todo: queue.SimpleQueue[T] = queue.SimpleQueue()
     for item in items:
         todo.put(item)
@@ -109,7 +109,14 @@ def in_lanes(
     def lane() -> None:
         try:
             for item, sandbox in started_ahead(taken(), make):
-                work(item, sandbox)
+                if failed.is_set():  # taken before another lane failed: not worked
+                    sandbox.close()
+                    return
+                try:
+                    work(item, sandbox)
+                except BaseException:
+                    failed.set()  # before this lane's sandbox made ahead is closed
+                    raise
         except BaseException:
             failed.set()
             raise
