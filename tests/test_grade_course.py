@@ -87,6 +87,9 @@ def test_the_copy_leaves_out_what_a_run_never_reads(tmp_path: Path) -> None:
     course = copy_course(ROOT, tmp_path, ("lab04",))
     for tool in ("commands", "course", "mine", "similarity", "student"):
         assert (ROOT / "grader" / tool).is_dir() and not (course.root / "grader" / tool).exists()
+    reports = sorted(p.name for p in (course.root / "grader" / "render").glob("*.py"))
+    assert reports == ["__init__.py", "lab.py", "term.py"]  # a lab's, not the class reports'
+    assert (ROOT / "grader" / "render" / "gradebook.py").is_file()
     lab = course.root / "labs" / "lab04"
     kept = sorted(p.name for p in lab.iterdir() if p.name != "__pycache__")
     assert "verify.py" in kept and "diagnoses.json" in kept, kept

@@ -44,14 +44,15 @@ _SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", "student.py", "*
 _LAB_SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", "student.py", "*.bak",
                                    "*.md", "Makefile")  # fmt: skip
 # What a graded run imports from the copy (the worker, its sandboxes, the student's code and
-# the labs' checks): the framework, grader/'s own modules, these packages and the labs (the
-# reports' package too: every worker loads a lab's report before it runs student code,
+# the labs' checks): the framework, grader/'s own modules, these packages and the labs (of
+# the reports' package, a lab's report: every worker loads it before it runs student code,
 # `grader.sandbox.guard.preload`). The rest of grader/ (commands, class reports, course
 # tools: a third of its files) is never imported there, so it is neither copied nor
 # compiled. The labs come last: the grader compiles their checks itself, first, as it loads
 # them (`PendingCourse.copied`), and the compiler meets them last.
 RUN_PACKAGES = ("framework", "grader/codec", "grader/diagnose", "grader/grade",
                 "grader/render", "grader/sandbox", "labs")  # fmt: skip
+_RUN_REPORTS = ("__init__.py", "lab.py", "term.py")  # of grader/render, what a worker imports
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,11 @@ def _copy_files(source: Path, course: Course) -> None:
     for path in sorted((source / "grader").glob("*.py")):
         shutil.copyfile(path, root / "grader" / path.name)
     for package in RUN_PACKAGES:
-        if package.startswith("grader/"):
+        if package == "grader/render":  # a lab's report, not the class reports
+            (root / package).mkdir()
+            for name in _RUN_REPORTS:
+                shutil.copyfile(source / package / name, root / package / name)
+        elif package.startswith("grader/"):
             shutil.copytree(source / package, root / package, ignore=_SKIP, symlinks=False)
     for lab_id in course.labs:
         shutil.copytree(source / "labs" / lab_id, root / "labs" / lab_id, ignore=_LAB_SKIP)
