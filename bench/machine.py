@@ -6,7 +6,10 @@ BLAS libraries more than on anything in `framework`: on one 2-core machine with 
 OpenBLAS and torch's MKL ran the step's products at about the same speed; on an AVX-512
 Xeon, MKL ran them 15-30% faster than OpenBLAS's best kernels (SkylakeX), and the step's
 ratio fell with them. The benches print this line beside their figures so that two runs
-on two machines are not read as a change in the code.
+on two machines are not read as a change in the code; it says so when the environment
+chose OpenBLAS's kernels (``OPENBLAS_CORETYPE``: on an AVX-512 machine, ``Haswell`` forces
+the AVX2 kernels, and a training step takes a third longer than with the ones OpenBLAS
+picks itself).
 
 Example:
     >>> "numpy BLAS" in machine()
@@ -65,6 +68,8 @@ def numpy_blas() -> str:
     blas = np.__config__.CONFIG.get("Build Dependencies", {}).get("blas", {})
     name = f"{blas.get('name', 'unknown')} {blas.get('version', '')}".strip()
     core = _openblas_core()
+    if core and (forced := os.environ.get("OPENBLAS_CORETYPE")):  # the kernels are not chosen
+        return f"{name} ({core} kernels: OPENBLAS_CORETYPE={forced} in the environment)"
     return f"{name} ({core} kernels)" if core else name
 
 

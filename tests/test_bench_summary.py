@@ -99,10 +99,28 @@ def test_the_machine_line_names_the_cpu_and_each_blas(monkeypatch: pytest.Monkey
     assert machine.machine().endswith("; torch BLAS mkl")
 
 
+def test_the_machine_line_says_when_the_environment_chose_the_kernels(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import machine
+
+    monkeypatch.setattr(machine, "_openblas_core", lambda: "Haswell")
+    monkeypatch.delenv("OPENBLAS_CORETYPE", raising=False)
+    assert machine.numpy_blas().endswith("(Haswell kernels)")
+    monkeypatch.setenv("OPENBLAS_CORETYPE", "Haswell")
+    assert machine.numpy_blas().endswith(
+        "(Haswell kernels: OPENBLAS_CORETYPE=Haswell in the environment)"
+    )
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
-def test_the_openblas_kernels_are_named_where_numpy_uses_openblas() -> None:
+def test_the_openblas_kernels_are_named_where_numpy_uses_openblas(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import machine
     import numpy as np
+
+    monkeypatch.delenv("OPENBLAS_CORETYPE", raising=False)  # read once loaded, not here
 
     blas = np.__config__.CONFIG["Build Dependencies"]["blas"]["name"]
     if "openblas" not in blas.lower():
