@@ -259,3 +259,17 @@ def test_only_sandboxes_that_share_nothing_run_at_once(
     job = GradeJob(ROOT, ROOT / "solutions", ROOT, ("lab04", "lab05"), seed=3, lanes=3)
     backend_for(backend).run(job, lambda result: None)
     assert asked == [lanes]
+
+
+def test_without_an_affinity_mask_the_cores_are_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    # macOS and Windows have no os.sched_getaffinity: every core counts
+    import os
+
+    import grader.grade.lanes as lanes
+
+    monkeypatch.delattr(os, "sched_getaffinity", raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 3)
+    assert lanes._cpus() == 3
+    assert lanes_for(1, 1) == 3
+    monkeypatch.setattr(os, "cpu_count", lambda: None)  # unknown: one lane
+    assert lanes_for(1, 1) == 1
