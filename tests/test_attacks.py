@@ -571,9 +571,20 @@ def test_a_scratch_folder_that_stays_is_a_note_in_the_report(
     import grader.sandbox.client as client
     from grader.cli import cli
 
-    monkeypatch.setattr(client, "_remove_tree", lambda root: f"could not remove {root}")
-    done = CliRunner().invoke(cli, ["verify", "lab04", "--solution", "--lang", "en"])
-    assert "note: could not remove" in done.output, done.output
+    kept: list[str] = []
+    real = client._remove_tree
+
+    def stays(root: str) -> str:
+        kept.append(root)
+        return f"could not remove {root}"
+
+    monkeypatch.setattr(client, "_remove_tree", stays)
+    try:
+        done = CliRunner().invoke(cli, ["verify", "lab04", "--solution", "--lang", "en"])
+    finally:
+        for root in kept:  # the folder the note is about: removed now, not left behind
+            real(root)
+    assert kept and "note: could not remove" in done.output, done.output
 
 
 @pytest.mark.parametrize("clock", ["as it is", "files stamped a second behind"])

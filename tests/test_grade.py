@@ -486,7 +486,8 @@ def test_a_killed_run_leaves_what_finished(tmp_path: Path) -> None:
     first = next(p for p in paths if p.name == "correct")
     loop = next(p for p in paths if p.name == "infinite_loop")
     out = tmp_path / "partial.json"
-    env = {**os.environ, "MINILLM_LANG": "en"}
+    (tmp_path / "tmp").mkdir()  # the killed run cannot remove its folder: it is left here
+    env = {**os.environ, "MINILLM_LANG": "en", "TMPDIR": str(tmp_path / "tmp")}
     try:
         choose_isolation(True)
         extra: tuple[str, ...] = ()
