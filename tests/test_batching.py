@@ -194,19 +194,28 @@ def test_a_generation_that_joins_running_ones_is_prefilled_in_the_decode_thread(
     prefills: list[tuple[int, str]] = []  # (prompt length, thread) of each prefill
     real_forward = model.forward
 
+    all_prefilled = threading.Event()
+
     def forward(ids, *args, **kwargs):  # type: ignore[no-untyped-def]
         if kwargs.get("kv_cache") is not None and len(ids) > 1:
             prefills.append((len(ids), threading.current_thread().name))
+            if len(prefills) == 4:
+                all_prefilled.set()
         return real_forward(ids, *args, **kwargs)
 
     model.forward = forward  # type: ignore[method-assign]
     first_text = threading.Event()
     made: dict[int, list[int]] = {}
 
+    def decoding_alone(text: str) -> None:  # the lone generation's caller, between two steps
+        if not first_text.is_set():
+            first_text.set()  # it holds the batch, alone, until the others have prefilled
+            assert all_prefilled.wait(30), "the others were never prefilled"
+
     def one(i: int) -> None:
         config = GenerateConfig(max_new_tokens=60, temperature=0.9, seed=i, stop_at_eos=False)
         with batcher.seat() as seat:
-            on_text = (lambda text: first_text.set()) if i == 0 else None
+            on_text = decoding_alone if i == 0 else None
             prompt = [2, *range(40, 41 + i)]  # lengths 2, 3, 4, 5: each prefill is known
             made[i] = generate(
                 model, ByteTokenizer(), prompt, config, seat=seat, on_text=on_text
