@@ -273,3 +273,39 @@ def test_without_an_affinity_mask_the_cores_are_counted(monkeypatch: pytest.Monk
     assert lanes_for(1, 1) == 3
     monkeypatch.setattr(os, "cpu_count", lambda: None)  # unknown: one lane
     assert lanes_for(1, 1) == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "lanes"), [((), None), (("--lanes", "1"), 1), (("--lanes", "3"), 3)]
+)
+def test_the_grade_command_passes_its_lanes_on(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, args: tuple[str, ...], lanes: int | None
+) -> None:
+    from click.testing import CliRunner
+
+    import grader.grade.batch as batch
+    from grader.cli import cli
+
+    seen: list[int | None] = []
+
+    class Stop(Exception):
+        pass
+
+    def graded(paths: Any, source: Any, options: Any, **kwargs: Any) -> Any:
+        seen.append(options.lanes)
+        raise Stop
+
+    monkeypatch.setattr(batch, "grade_batch", graded)
+    (tmp_path / "sub" / "labs" / "lab04").mkdir(parents=True)
+    cmd = ["grade", str(tmp_path / "sub"), "--labs", "lab04", "--no-isolation", *args]
+    done = CliRunner().invoke(cli, cmd)
+    assert isinstance(done.exception, Stop) and seen == [lanes], done.output
+
+
+def test_the_grade_command_refuses_no_lanes(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from grader.cli import cli
+
+    done = CliRunner().invoke(cli, ["grade", str(tmp_path), "--lanes", "0", "--no-isolation"])
+    assert done.exit_code == 2 and "--lanes" in done.output, done.output

@@ -80,6 +80,12 @@ def _labs(spec: str | None) -> tuple[str, ...]:
 )
 @click.option("--jobs", "-j", type=click.IntRange(1, 64), default=2, show_default=True)
 @click.option(
+    "--lanes",
+    type=click.IntRange(1, 64),
+    help="Labs of one submission graded at once, under bwrap "
+    "(default: its share of the cores, at most 4).",
+)
+@click.option(
     "--report",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write a class report: one self-contained HTML page.",
@@ -150,6 +156,7 @@ def grade(
     fmt: str,
     out: Path | None,
     jobs: int,
+    lanes: int | None,
     report: Path | None,
     timeout: float | None,
     no_isolation: bool,
@@ -220,7 +227,7 @@ def grade(
                 write_atomic(target, renderer(batch, chosen))
 
         results = tuple(p.resolve().parent for p in (out, report) if p is not None)
-        options = GradeOptions(labs, jobs, timeout, backend, seed, results, **term)
+        options = GradeOptions(labs, jobs, timeout, backend, seed, results, **term, lanes=lanes)
         stop = StopEvent()
         with _stop_on_signals(stop), _Progress(len(submissions)) as progress:
 
