@@ -93,7 +93,7 @@ def test_the_copy_leaves_out_what_a_run_never_reads(tmp_path: Path) -> None:
     lab = course.root / "labs" / "lab04"
     kept = sorted(p.name for p in lab.iterdir() if p.name != "__pycache__")
     assert "verify.py" in kept and "diagnoses.json" in kept, kept
-    assert not {"TASK.md", "TASK.en.md", "Makefile", "student.py"} & set(kept), kept
+    assert not {"TASK.md", "TASK.en.md", "Makefile", "student.py", ".stub.py"} & set(kept), kept
     assert Path(importlib.util.cache_from_source(str(lab / "verify.py"))).is_file()
     worker = course.root / "grader" / "sandbox" / "worker.py"
     assert Path(importlib.util.cache_from_source(str(worker))).is_file()

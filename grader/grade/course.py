@@ -14,13 +14,14 @@ read-only and leave ``private/`` and the other submissions out. Caches are never
 a planted ``.pyc`` stamped with its source's time would otherwise run in every worker.
 
 The copy holds what a graded run reads: the framework, grader/'s own modules and the
-packages a run imports (`RUN_PACKAGES`: not the commands, class reports and course tools), and each
-lab's folder without its handouts (``*.md``) and Makefile. Writing its files and compiling
-them take most of a one-submission run's start, so neither waits for the grader: `start_copy`
-writes the files in a thread while the grader loads, then starts a process of its own that
-compiles them; `PendingCourse.copied` hands the files over once they are written (the labs'
-checks compiled first, by whoever loads them) and `PendingCourse.wait` once everything is
-compiled; no worker starts before that. `copy_course` does it all at once.
+packages a run imports (`RUN_PACKAGES`: not the commands, class reports and course tools),
+and each lab's folder without its handouts (``*.md``), Makefile and stub. Writing its files
+and compiling them take most of a one-submission run's start, so neither waits for the
+grader: `start_copy` writes the files in a thread while the grader loads, then starts a
+process of its own that compiles them; `PendingCourse.copied` hands the files over once they
+are written (the labs' checks compiled first, by whoever loads them) and
+`PendingCourse.wait` once everything is compiled; no worker starts before that.
+`copy_course` does it all at once.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ __all__ = ["RUN_PACKAGES", "Course", "PendingCourse", "RunFolder", "copy_course"
 
 _SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", "student.py", "*.bak")
 _LAB_SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", "student.py", "*.bak",
-                                   "*.md", "Makefile")  # fmt: skip
+                                   "*.md", "Makefile", ".stub.py")  # fmt: skip
 # What a graded run imports from the copy (the worker, its sandboxes, the student's code and
 # the labs' checks): the framework, grader/'s own modules, these packages and the labs (of
 # the reports' package, a lab's report: every worker loads it before it runs student code,
