@@ -10,6 +10,7 @@ fails it.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import threading
 from pathlib import Path
@@ -87,9 +88,10 @@ def test_a_sandbox_that_fails_to_start_fails_its_own_phase_and_is_closed() -> No
 
 def test_a_sandbox_started_ahead_and_never_used_is_closed() -> None:
     log: list[str] = []
-    for _name, sandbox in started_ahead("abc", lambda n: Fake(n, log)):
-        sandbox.close()
-        break  # the caller stops after "a": "b" was started ahead
+    with contextlib.closing(started_ahead("abc", lambda n: Fake(n, log))) as ahead:
+        for _name, sandbox in ahead:
+            sandbox.close()
+            break  # the caller stops after "a": "b" was started ahead
     assert "start b" in log and "close b" in log
     assert "start c" not in log
 

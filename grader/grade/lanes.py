@@ -16,7 +16,7 @@ import contextlib
 import os
 import queue
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, TypeVar
 
@@ -44,12 +44,15 @@ def _cpus() -> int:
         return os.cpu_count() or 1
 
 
-def started_ahead(items: Iterable[T], make: Callable[[T], Sandbox]) -> Iterator[tuple[T, Sandbox]]:
+def started_ahead(
+    items: Iterable[T], make: Callable[[T], Sandbox]
+) -> Generator[tuple[T, Sandbox], None, None]:
     """Each of `items` with a started sandbox of its own (``make(item)``, then ``start``),
     in order; the caller closes each. The next item is taken, and its sandbox made and
     started, in a thread of its own while the caller works with the current one. What
     `make` or ``start`` raised is raised here when that sandbox is due; a sandbox made
-    ahead and never handed out is closed when the iteration ends."""
+    ahead and never handed out is closed when the iteration ends (a caller that may stop
+    early closes the iterator: ``contextlib.closing``)."""
     todo = iter(items)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="next-sandbox") as pool:
 
@@ -108,15 +111,16 @@ def in_lanes(
 
     def lane() -> None:
         try:
-            for item, sandbox in started_ahead(taken(), make):
-                if failed.is_set():  # taken before another lane failed: not worked
-                    sandbox.close()
-                    return
-                try:
-                    work(item, sandbox)
-                except BaseException:
-                    failed.set()  # before this lane's sandbox made ahead is closed
-                    raise
+            with contextlib.closing(started_ahead(taken(), make)) as ahead:
+                for item, sandbox in ahead:
+                    if failed.is_set():  # taken before another lane failed: not worked
+                        sandbox.close()
+                        return
+                    try:
+                        work(item, sandbox)
+                    except BaseException:
+                        failed.set()  # before this lane's sandbox made ahead is closed
+                        raise
         except BaseException:
             failed.set()
             raise

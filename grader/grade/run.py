@@ -20,6 +20,7 @@ The backends of the three isolation levels (bwrap, uid, none) are in
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import secrets
@@ -160,8 +161,9 @@ def run_job(
         return sandbox_for(*phase)
 
     if lanes <= 1:  # in this thread, the hidden phases' first sandbox started ahead too
-        for phase, sandbox in started_ahead(public + hidden, make):
-            run(phase, sandbox)
+        with contextlib.closing(started_ahead(public + hidden, make)) as ahead:
+            for phase, sandbox in ahead:
+                run(phase, sandbox)
         return
     for phases in (public, hidden):  # every public phase ends before a hidden one starts
         in_lanes(phases, lanes, make, run)
