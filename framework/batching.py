@@ -428,7 +428,7 @@ class StepBatcher:
         flows = [f for f in flows if f.step is not None]
         if not flows:
             return
-        steps = [f.step for f in flows if f.step is not None]
+        steps = [cast(StepRequest, f.step) for f in flows]
         logits = self._step(
             [s.token_id for s in steps], [s.pos for s in steps], [f.seat.slot for f in flows]
         )

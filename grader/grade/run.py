@@ -44,14 +44,7 @@ if TYPE_CHECKING:
     from grader.grade.roster import Roster
     from grader.sandbox.client import Sandbox
 
-__all__ = [
-    "Backend",
-    "GradeJob",
-    "GradeOptions",
-    "OnResult",
-    "SandboxFor",
-    "run_job",
-]
+__all__ = ["Backend", "GradeJob", "GradeOptions", "OnResult", "SandboxFor", "run_job"]
 
 
 @dataclass(frozen=True)
@@ -136,16 +129,17 @@ def run_job(
     done: dict[str, LabResult] = {}  # each lab's public result, once it ran
     lock = threading.Lock()
 
-    def partial(result: LabResult) -> None:
-        if on_partial is not None:
-            with lock:
+    def partial(result: LabResult) -> None:  # from a lane's thread: one at a time
+        with lock:
+            if on_partial is not None:
                 on_partial(result)
+
+    progress = partial if on_partial is not None else None
 
     def run(phase: tuple[str, bool], sandbox: Sandbox) -> None:
         lab_id, is_hidden = phase
         try:
-            got = partial if on_partial is not None else None
-            result = _phase(job, labs[lab_id], sandbox, is_hidden, done, got)
+            result = _phase(job, labs[lab_id], sandbox, is_hidden, done, progress)
         finally:
             sandbox.close()
         with lock:
